@@ -1,0 +1,175 @@
+/** /account/settings and /account/notifications (contract §2.5); personal to the signed-in user. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { userOf } from '../auth/route-auth.ts';
+import type { Db } from '../db/database.ts';
+import {
+  errorResponses,
+  FreeObject,
+  Id,
+  ListOf,
+  PaginationQuery,
+  page,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
+import type { Clock } from '../shared/clock.ts';
+import { FieldValidationError, NotFoundError } from '../shared/errors.ts';
+import { listNotifications, markAllRead, markRead } from './notifications.repository.ts';
+import { type AccountSettings, findSettings, NOTIFY_TOPICS, saveSettings } from './settings.repository.ts';
+
+const tags = ['account'];
+
+const SettingsSchema = Type.Object({
+  timezone: Type.String({ description: 'IANA time zone, e.g. Europe/Berlin' }),
+  email_notifications: Type.Boolean(),
+  notify_on: Type.Array(StringEnum(NOTIFY_TOPICS)),
+});
+
+const SettingsPatch = Type.Object(
+  {
+    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    email_notifications: Type.Optional(Type.Boolean()),
+    notify_on: Type.Optional(Type.Array(StringEnum(NOTIFY_TOPICS), { uniqueItems: true })),
+  },
+  { additionalProperties: false },
+);
+
+const NotificationSchema = Type.Object({
+  id: Id,
+  type: Type.String(),
+  title: Type.String(),
+  body: Type.String(),
+  data: FreeObject,
+  read: Type.Boolean(),
+  created_at: Timestamp,
+});
+
+function settingsOut(s: AccountSettings) {
+  return { timezone: s.timezone, email_notifications: s.emailNotifications, notify_on: s.notifyOn };
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function accountRoutes(fastify: FastifyInstance, deps: { db: Db; clock: Clock }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, clock } = deps;
+
+  app.get(
+    '/account/settings',
+    {
+      config: { auth: { scope: 'account:read', via: 'user' } },
+      schema: {
+        tags,
+        summary: 'Your account settings',
+        response: { 200: SettingsSchema, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => settingsOut(await findSettings(db, userOf(request).userId)),
+  );
+
+  app.patch(
+    '/account/settings',
+    {
+      config: { auth: { scope: 'account:write', via: 'user' } },
+      schema: {
+        tags,
+        summary: 'Change your account settings',
+        body: SettingsPatch,
+        response: { 200: SettingsSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const userId = userOf(request).userId;
+      const body = request.body;
+      if (body.timezone !== undefined && !isTimeZone(body.timezone)) {
+        throw new FieldValidationError([
+          { type: 'value_error', loc: ['body', 'timezone'], msg: 'Unknown IANA time zone' },
+        ]);
+      }
+      const current = await findSettings(db, userId);
+      const next: AccountSettings = {
+        timezone: body.timezone ?? current.timezone,
+        emailNotifications: body.email_notifications ?? current.emailNotifications,
+        notifyOn: body.notify_on ?? current.notifyOn,
+      };
+      await saveSettings(db, userId, next, clock.now());
+      return settingsOut(next);
+    },
+  );
+
+  app.get(
+    '/account/notifications',
+    {
+      config: { auth: { scope: 'account:read', via: 'user' } },
+      schema: {
+        tags,
+        summary: 'Your notifications, newest first',
+        querystring: Type.Object({ ...PaginationQuery.properties, unread: Type.Optional(Type.Boolean()) }),
+        response: { 200: ListOf(NotificationSchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => {
+      const offset = request.query.offset ?? 0;
+      const limit = request.query.limit ?? 50;
+      const { items, total } = await listNotifications(db, userOf(request).userId, {
+        unread: request.query.unread,
+        offset,
+        limit,
+      });
+      return page(
+        items.map((n) => ({
+          id: n.id,
+          type: n.type,
+          title: n.title,
+          body: n.body,
+          data: n.data,
+          read: n.readAt !== null,
+          created_at: n.createdAt.toISOString(),
+        })),
+        total,
+        offset,
+        limit,
+      );
+    },
+  );
+
+  app.post(
+    '/account/notifications/:notification_id/read',
+    {
+      config: { auth: { scope: 'account:write', via: 'user' } },
+      schema: {
+        tags,
+        summary: 'Mark one notification read',
+        params: Type.Object({ notification_id: Type.String() }),
+        response: { 200: Type.Object({ id: Id, read: Type.Boolean() }), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const found = await markRead(db, userOf(request).userId, request.params.notification_id, clock.now());
+      if (!found) throw new NotFoundError('Notification');
+      return { id: request.params.notification_id, read: true };
+    },
+  );
+
+  app.post(
+    '/account/notifications/read-all',
+    {
+      config: { auth: { scope: 'account:write', via: 'user' } },
+      schema: {
+        tags,
+        summary: 'Mark every notification read',
+        response: { 200: Type.Object({ updated: Type.Integer() }), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => ({ updated: await markAllRead(db, userOf(request).userId, clock.now()) }),
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * Creates notifications for the people who should hear about something (contract §2.5): the
+ * owners and admins of a workspace, or one user. Each gets an in-app notification and, when their
+ * settings ask for that topic by e-mail, a message. Later issues call this for dead letters and
+ * quota thresholds; API-key creation and revocation call it now.
+ */
+import type { Db } from '../db/database.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { notificationEmail } from '../mail/templates.ts';
+import type { Clock } from '../shared/clock.ts';
+import { uuidv7 } from '../shared/ids.ts';
+import { insertNotification } from './notifications.repository.ts';
+import { findSettings, type NotifyTopic } from './settings.repository.ts';
+
+export interface NotificationInput {
+  workspaceId: string;
+  topic: NotifyTopic;
+  type: string;
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+}
+
+export class Notifier {
+  private readonly db: Db;
+  private readonly mailer: Mailer;
+  private readonly clock: Clock;
+  constructor(deps: { db: Db; mailer: Mailer; clock: Clock }) {
+    this.db = deps.db;
+    this.mailer = deps.mailer;
+    this.clock = deps.clock;
+  }
+
+  /** Notifies the workspace's owners and admins. */
+  async notifyWorkspaceAdmins(input: NotificationInput): Promise<void> {
+    const admins = await this.db
+      .selectFrom('workspace_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['u.id', 'u.email'])
+      .where('m.workspace_id', '=', input.workspaceId)
+      .where('m.role', 'in', ['owner', 'admin'])
+      .execute();
+    const now = this.clock.now();
+    for (const admin of admins) {
+      await insertNotification(this.db, {
+        id: uuidv7(),
+        userId: admin.id,
+        workspaceId: input.workspaceId,
+        type: input.type,
+        title: input.title,
+        body: input.body,
+        data: input.data,
+        now,
+      });
+      const settings = await findSettings(this.db, admin.id);
+      if (settings.emailNotifications && settings.notifyOn.includes(input.topic)) {
+        await this.mailer.send(notificationEmail(admin.email, input.title, input.body));
+      }
+    }
+  }
+}

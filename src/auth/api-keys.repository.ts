@@ -1,0 +1,150 @@
+/** SQL for API keys; every query but the authentication lookup is scoped by workspace. */
+import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
+import type { Executor } from '../db/transaction.ts';
+
+export interface ApiKey {
+  id: string;
+  workspaceId: string;
+  createdBy: string | null;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+type ApiKeyRow = {
+  id: string;
+  workspace_id: string;
+  created_by: string | null;
+  name: string;
+  prefix: string;
+  scopes: unknown;
+  expires_at: Date | string | null;
+  last_used_at: Date | string | null;
+  revoked_at: Date | string | null;
+  created_at: Date | string;
+};
+
+const COLUMNS = [
+  'id',
+  'workspace_id',
+  'created_by',
+  'name',
+  'prefix',
+  'scopes',
+  'expires_at',
+  'last_used_at',
+  'revoked_at',
+  'created_at',
+] as const;
+
+function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    createdBy: row.created_by,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: fromJson<string[]>(row.scopes),
+    expiresAt: toDateOrNull(row.expires_at),
+    lastUsedAt: toDateOrNull(row.last_used_at),
+    revokedAt: toDateOrNull(row.revoked_at),
+    createdAt: toDate(row.created_at),
+  };
+}
+
+export async function insertApiKey(
+  db: Executor,
+  k: {
+    id: string;
+    workspaceId: string;
+    createdBy: string | null;
+    name: string;
+    prefix: string;
+    keyHash: string;
+    scopes: string[];
+    expiresAt: Date | null;
+    now: Date;
+  },
+): Promise<void> {
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: k.id,
+      workspace_id: k.workspaceId,
+      created_by: k.createdBy,
+      name: k.name,
+      prefix: k.prefix,
+      key_hash: k.keyHash,
+      scopes: json(k.scopes),
+      expires_at: k.expiresAt,
+      last_used_at: null,
+      revoked_at: null,
+      created_at: k.now,
+    })
+    .execute();
+}
+
+/** Authentication lookup by hash (not workspace-scoped: the key is what names the workspace). */
+export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKey | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select(COLUMNS)
+    .where('key_hash', '=', keyHash)
+    .executeTakeFirst();
+  return row ? toApiKey(row) : undefined;
+}
+
+export async function listApiKeys(
+  db: Executor,
+  workspaceId: string,
+  offset: number,
+  limit: number,
+): Promise<{ keys: ApiKey[]; total: number }> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+  const count = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { keys: rows.map(toApiKey), total: Number(count.n) };
+}
+
+export async function findApiKey(db: Executor, workspaceId: string, id: string): Promise<ApiKey | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select(COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row ? toApiKey(row) : undefined;
+}
+
+export async function revokeApiKey(db: Executor, workspaceId: string, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function touchApiKeys(db: Executor, usedAt: Map<string, Date>): Promise<void> {
+  for (const [id, at] of usedAt) {
+    await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+}

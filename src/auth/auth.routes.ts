@@ -1,0 +1,252 @@
+/** /auth routes (seed §4.1, contract §2.1–2.3). */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errorResponses } from '../http/schemas.ts';
+import { enforceRateLimit } from '../limits/enforce.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
+import {
+  AcceptedSchema,
+  LoginBody,
+  LogoutBody,
+  MeSchema,
+  RefreshBody,
+  RegisterBody,
+  ResetConfirmBody,
+  ResetRequestBody,
+  SwitchWorkspaceBody,
+  TestApiKeySchema,
+  TokenBody,
+  TokenPairSchema,
+  UserSchema,
+  userOut,
+  WorkspaceSchema,
+  workspaceOut,
+} from './auth.schemas.ts';
+import * as auth from './auth.service.ts';
+import type { IdentityContext } from './identity-context.ts';
+import { principalOf, userOf } from './route-auth.ts';
+
+export interface AuthRoutesDeps {
+  identity: IdentityContext;
+  limiters: { login: RateLimiter; refresh: RateLimiter };
+}
+
+const tags = ['authentication'];
+
+export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const ctx = deps.identity;
+
+  app.post(
+    '/auth/register',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Create a user and a workspace it owns; sends a verification e-mail',
+        body: RegisterBody,
+        response: {
+          201: Type.Object({ user: UserSchema, workspace: WorkspaceSchema }),
+          ...errorResponses(400, 403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const { user, workspace } = await auth.register(ctx, {
+        email: body.email,
+        password: body.password,
+        name: body.name,
+        workspaceName: body.workspace_name,
+      });
+      return reply.status(201).send({ user: userOut(user), workspace: workspaceOut(workspace, 'owner') });
+    },
+  );
+
+  app.post(
+    '/auth/login',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Exchange e-mail and password for a token pair (rate limited per client IP)',
+        body: LoginBody,
+        response: { 200: TokenPairSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      await enforceRateLimit(deps.limiters.login, request.ip, 'login attempts from this address');
+      return auth.login(ctx, {
+        email: request.body.email,
+        password: request.body.password,
+        workspaceId: request.body.workspace_id,
+      });
+    },
+  );
+
+  app.post(
+    '/auth/refresh',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Rotate a refresh token: returns a new access and refresh token (rate limited per user)',
+        description: 'Presenting a refresh token that was already used revokes its whole session (401).',
+        body: RefreshBody,
+        response: { 200: TokenPairSchema, ...errorResponses(401, 429) },
+      },
+    },
+    async (request) => {
+      const claims = await ctx.tokens.verifyRefresh(request.body.refresh_token);
+      await enforceRateLimit(deps.limiters.refresh, claims.sub, 'token refreshes for this user');
+      return auth.refresh(ctx, request.body.refresh_token);
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      config: { auth: { scope: null, via: 'user' } },
+      schema: {
+        tags,
+        summary: 'End the current session: its access and refresh tokens stop working at once',
+        body: Type.Optional(LogoutBody),
+        response: { 204: Type.Null({ description: 'Session ended' }), ...errorResponses(401) },
+      },
+    },
+    async (request, reply) => {
+      await auth.logout(ctx, userOf(request).sessionId);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/switch-workspace',
+    {
+      config: { auth: { scope: null, via: 'user' } },
+      schema: {
+        tags,
+        summary: 'Get a token pair for another workspace the user belongs to',
+        body: SwitchWorkspaceBody,
+        response: { 200: TokenPairSchema, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => auth.switchWorkspace(ctx, userOf(request).userId, request.body.workspace_id),
+  );
+
+  app.get(
+    '/auth/me',
+    {
+      config: { auth: { scope: null, via: 'user' } },
+      schema: {
+        tags,
+        summary: 'The signed-in user and its workspaces',
+        response: { 200: MeSchema, ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const principal = userOf(request);
+      const { user, memberships } = await auth.currentUser(ctx, principal.userId);
+      return {
+        ...userOut(user),
+        workspace_id: principal.workspaceId,
+        role: principal.role,
+        workspaces: memberships.map((m) => ({ id: m.workspace.id, name: m.workspace.name, role: m.role })),
+      };
+    },
+  );
+
+  app.get(
+    '/auth/test-api-key',
+    {
+      config: { auth: { scope: null, via: 'api_key' } },
+      schema: {
+        tags,
+        summary: 'Check that an API key is valid; a JWT or a bad key gives 401',
+        response: { 200: TestApiKeySchema, ...errorResponses(401, 429) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      if (principal.kind !== 'api_key') throw new Error('unreachable: route requires an API key');
+      return {
+        valid: true,
+        api_key: {
+          id: principal.apiKeyId,
+          name: principal.name,
+          prefix: principal.prefix,
+          scopes: [...principal.grantedScopes],
+        },
+        workspace_id: principal.workspaceId,
+      };
+    },
+  );
+
+  app.post(
+    '/auth/verify-email',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Confirm an e-mail address with the token from the verification e-mail',
+        body: TokenBody,
+        response: { 200: Type.Object({ email_verified: Type.Boolean() }), ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      await auth.verifyEmail(ctx, request.body.token);
+      return { email_verified: true };
+    },
+  );
+
+  app.post(
+    '/auth/verify-email/resend',
+    {
+      config: { auth: { scope: null, via: 'user' } },
+      schema: {
+        tags,
+        summary: 'Send the verification e-mail again',
+        response: { 202: AcceptedSchema, ...errorResponses(401) },
+      },
+    },
+    async (request, reply) => {
+      await auth.resendVerification(ctx, userOf(request).userId);
+      return reply.status(202).send({ status: 'accepted' as const });
+    },
+  );
+
+  app.post(
+    '/auth/password-reset/request',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'E-mail a password-reset token (always 202: whether the address exists is not revealed)',
+        body: ResetRequestBody,
+        response: { 202: AcceptedSchema, ...errorResponses() },
+      },
+    },
+    async (request, reply) => {
+      await auth.requestPasswordReset(ctx, request.body.email);
+      return reply.status(202).send({ status: 'accepted' as const });
+    },
+  );
+
+  app.post(
+    '/auth/password-reset/confirm',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Set a new password with a reset token; ends every session of the user',
+        body: ResetConfirmBody,
+        response: { 204: Type.Null({ description: 'Password changed' }), ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      await auth.confirmPasswordReset(ctx, request.body.token, request.body.password);
+      return reply.status(204).send(null);
+    },
+  );
+}

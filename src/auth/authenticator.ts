@@ -1,0 +1,157 @@
+/**
+ * Turns request credentials into a Principal. JWT sessions and API keys are checked against the
+ * database through short-lived caches (see docs/decisions/006-auth-caches.md): hashing happens only
+ * at key creation and login, and a revocation on this node takes effect at once (the cache entry is
+ * dropped); other nodes see it within CACHE_TTL_MS.
+ */
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../shared/clock.ts';
+import { InvalidAuthTokenError } from '../shared/errors.ts';
+import type { WorkspaceRole } from '../workspaces/workspaces.tables.ts';
+import { type ApiKey, findApiKeyByHash } from './api-keys.repository.ts';
+import type { JwtTokens } from './jwt-tokens.ts';
+import type { Principal } from './principal.ts';
+import { expandScopes, scopesForRole } from './scopes.ts';
+import { looksLikeApiKey, sha256Hex } from './secret-tokens.ts';
+
+export const CACHE_TTL_MS = 5_000;
+const CACHE_LIMIT = 50_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface SessionState {
+  role: WorkspaceRole | null; // null: revoked, unknown, or no longer a member
+  checkedAt: number;
+}
+
+interface ApiKeyState {
+  key: ApiKey | null;
+  checkedAt: number;
+}
+
+export interface Credentials {
+  authorization?: string | undefined;
+  apiKey?: string | undefined;
+}
+
+export class Authenticator {
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly apiKeys = new Map<string, ApiKeyState>();
+  private readonly lastTouched = new Map<string, number>();
+  private readonly db: Db;
+  private readonly tokens: JwtTokens;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+
+  constructor(deps: { db: Db; tokens: JwtTokens; clock: Clock; logger: Logger }) {
+    this.db = deps.db;
+    this.tokens = deps.tokens;
+    this.clock = deps.clock;
+    this.logger = deps.logger;
+  }
+
+  /** undefined when the request carries no credentials at all. */
+  async authenticate(credentials: Credentials): Promise<Principal | undefined> {
+    if (credentials.apiKey !== undefined) return this.authenticateApiKey(credentials.apiKey);
+    const header = credentials.authorization;
+    if (header === undefined) return undefined;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw new InvalidAuthTokenError();
+    const token = match[1];
+    return looksLikeApiKey(token) ? this.authenticateApiKey(token) : this.authenticateJwt(token);
+  }
+
+  private async authenticateJwt(token: string): Promise<Principal> {
+    const claims = await this.tokens.verifyAccess(token);
+    const role = await this.sessionRole(claims.sid, claims.sub, claims.wid);
+    if (role === null) throw new InvalidAuthTokenError();
+    return {
+      kind: 'user',
+      userId: claims.sub,
+      workspaceId: claims.wid,
+      role,
+      sessionId: claims.sid,
+      scopes: scopesForRole(role),
+    };
+  }
+
+  private async sessionRole(
+    sessionId: string,
+    userId: string,
+    workspaceId: string,
+  ): Promise<WorkspaceRole | null> {
+    const now = this.clock.now().getTime();
+    const cached = this.sessions.get(sessionId);
+    if (cached && now - cached.checkedAt < CACHE_TTL_MS) return cached.role;
+    const row = await this.db
+      .selectFrom('auth_sessions as s')
+      .leftJoin('workspace_members as m', (join) =>
+        join.onRef('m.workspace_id', '=', 's.workspace_id').onRef('m.user_id', '=', 's.user_id'),
+      )
+      .select(['s.revoked_at', 's.user_id', 's.workspace_id', 'm.role'])
+      .where('s.id', '=', sessionId)
+      .executeTakeFirst();
+    const valid =
+      row &&
+      row.revoked_at === null &&
+      row.user_id === userId &&
+      row.workspace_id === workspaceId &&
+      row.role;
+    const role = valid ? (row.role as WorkspaceRole) : null;
+    if (this.sessions.size >= CACHE_LIMIT) this.sessions.clear();
+    this.sessions.set(sessionId, { role, checkedAt: now });
+    return role;
+  }
+
+  private async authenticateApiKey(key: string): Promise<Principal> {
+    const hash = sha256Hex(key);
+    const now = this.clock.now();
+    let state = this.apiKeys.get(hash);
+    if (!state || now.getTime() - state.checkedAt >= CACHE_TTL_MS) {
+      const found = await findApiKeyByHash(this.db, hash);
+      state = { key: found && found.revokedAt === null ? found : null, checkedAt: now.getTime() };
+      if (this.apiKeys.size >= CACHE_LIMIT) this.apiKeys.clear();
+      this.apiKeys.set(hash, state);
+    }
+    const apiKey = state.key;
+    if (!apiKey) throw new InvalidAuthTokenError('Invalid API key');
+    if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= now.getTime())
+      throw new InvalidAuthTokenError('API key has expired');
+    this.recordUse(apiKey.id, now);
+    return {
+      kind: 'api_key',
+      apiKeyId: apiKey.id,
+      workspaceId: apiKey.workspaceId,
+      name: apiKey.name,
+      prefix: apiKey.prefix,
+      grantedScopes: apiKey.scopes,
+      scopes: expandScopes(apiKey.scopes),
+    };
+  }
+
+  /** `last_used_at` is written at most once a minute per key, off the request path. */
+  private recordUse(apiKeyId: string, now: Date): void {
+    const last = this.lastTouched.get(apiKeyId);
+    if (last !== undefined && now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
+    this.lastTouched.set(apiKeyId, now.getTime());
+    this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', apiKeyId)
+      .execute()
+      .catch((error: unknown) => this.logger.warn({ err: error, apiKeyId }, 'could not record API key use'));
+  }
+
+  forgetSession(sessionId: string): void {
+    this.sessions.delete(sessionId);
+  }
+
+  /** After membership or role changes, sessions must be re-read. */
+  forgetAllSessions(): void {
+    this.sessions.clear();
+  }
+
+  forgetApiKeys(): void {
+    this.apiKeys.clear();
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Every API route states who may call it in `config.auth`, next to its schema:
+ *   'public'                         no credentials
+ *   { scope: 'geofences:write' }     a JWT user or an API key holding that scope
+ *   { scope, via: 'user' }           only a signed-in user (session routes such as /auth/me)
+ *   { scope, via: 'api_key' }        only an API key (/auth/test-api-key)
+ *   { scope, adminOnly: true }       JWT users must be owner or admin
+ * The same declaration feeds the OpenAPI document (security and `x-required-scope`), so the
+ * document, the enforcement and the scope-matrix test cannot drift apart. A route under /api/v1
+ * without a declaration fails at start-up rather than defaulting to open.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { InsufficientPermissionsError, NotAuthenticatedError } from '../shared/errors.ts';
+import type { Authenticator } from './authenticator.ts';
+import type { Principal } from './principal.ts';
+import type { Scope } from './scopes.ts';
+
+export type RouteAuth =
+  | 'public'
+  | { scope: Scope | null; via?: 'any' | 'user' | 'api_key'; adminOnly?: boolean };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    principal: Principal | undefined;
+  }
+}
+
+export function registerRouteAuth(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+  protectedPrefix: string,
+): void {
+  app.decorateRequest('principal', undefined);
+
+  app.addHook('onRoute', (route) => {
+    const auth = (route.config as { auth?: RouteAuth } | undefined)?.auth;
+    if (route.url.startsWith(protectedPrefix) && auth === undefined) {
+      throw new Error(`Route ${String(route.method)} ${route.url} must declare config.auth`);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const auth = request.routeOptions.config.auth;
+    if (auth === undefined || auth === 'public') return;
+    const principal = await authenticator.authenticate({
+      authorization: request.headers.authorization,
+      apiKey: headerValue(request.headers['x-api-key']),
+    });
+    if (!principal) throw new NotAuthenticatedError();
+    const via = auth.via ?? 'any';
+    if (via === 'user' && principal.kind !== 'user')
+      throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');
+    if (via === 'api_key' && principal.kind !== 'api_key')
+      throw new NotAuthenticatedError('This endpoint needs an API key');
+    if (auth.scope !== null && !principal.scopes.has(auth.scope)) {
+      throw new InsufficientPermissionsError(`This action requires scope ${auth.scope}`);
+    }
+    if (auth.adminOnly && principal.kind === 'user' && principal.role === 'member') {
+      throw new InsufficientPermissionsError('This action requires the owner or admin role');
+    }
+    request.principal = principal;
+  });
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The authenticated caller of a protected route (the onRequest hook guarantees one). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new NotAuthenticatedError();
+  return request.principal;
+}
+
+/** The signed-in user of a `via: 'user'` route. */
+export function userOf(request: FastifyRequest): Extract<Principal, { kind: 'user' }> {
+  const principal = principalOf(request);
+  if (principal.kind !== 'user')
+    throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');
+  return principal;
+}
+
+/** OpenAPI security requirements and extensions derived from a route's declaration. */
+export function openApiAuthFields(auth: RouteAuth | undefined): Record<string, unknown> {
+  if (auth === undefined || auth === 'public') return { security: [] };
+  const via = auth.via ?? 'any';
+  const security =
+    via === 'user'
+      ? [{ bearerJwt: [] }]
+      : via === 'api_key'
+        ? [{ bearerApiKey: [] }, { apiKeyHeader: [] }]
+        : [{ bearerJwt: [] }, { bearerApiKey: [] }, { apiKeyHeader: [] }];
+  return {
+    security,
+    'x-required-scope': auth.scope,
+    'x-auth-via': via,
+    ...(auth.adminOnly ? { 'x-required-role': 'owner or admin (JWT users)' } : {}),
+  };
+}

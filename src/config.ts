@@ -1,0 +1,196 @@
+/**
+ * The service's configuration, read from the environment once at start (contract §0).
+ * Every problem is collected and reported together so an operator fixes them in one go.
+ */
+import path from 'node:path';
+import { parseDurationList } from './shared/duration.ts';
+
+export type DatabaseTarget =
+  | { kind: 'sqlite'; path: string } // path ':memory:' for an in-memory database
+  | { kind: 'postgres'; url: string };
+
+export interface RateLimitRule {
+  points: number;
+  durationSeconds: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  database: DatabaseTarget;
+  redisUrl: string | undefined;
+  jwtSecret: string | undefined;
+  encryptionKey: string | undefined;
+  webhookRetryScheduleMs: number[];
+  webhookAllowPrivateTargets: boolean;
+  loginRateLimit: RateLimitRule;
+  refreshRateLimit: RateLimitRule;
+  plansFile: string | undefined;
+  defaultPlan: string;
+  signupEnabled: boolean;
+  requireEmailVerification: boolean;
+  smtpUrl: string | undefined;
+  metricsToken: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  locationRetentionDays: number;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const bool = (name: string, fallback: boolean): boolean => {
+    const value = read(name);
+    if (value === undefined) return fallback;
+    if (/^(true|1|yes|on)$/i.test(value)) return true;
+    if (/^(false|0|no|off)$/i.test(value)) return false;
+    problems.push(`${name} must be true or false, got "${value}"`);
+    return fallback;
+  };
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const value = read(name);
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+      return fallback;
+    }
+    return n;
+  };
+
+  const rateRule = (name: string, fallback: string): RateLimitRule => {
+    const value = read(name) ?? fallback;
+    const rule = parseRateLimitRule(value);
+    if (!rule) {
+      problems.push(`${name} must look like "5/min" (units: s, sec, min, h, hour, day), got "${value}"`);
+      return parseRateLimitRule(fallback) as RateLimitRule;
+    }
+    return rule;
+  };
+
+  const host = read('HOST') ?? '127.0.0.1';
+  const port = int('PORT', 8080, 0, 65535);
+  const dataDir = path.resolve(read('DATA_DIR') ?? './data');
+
+  let database: DatabaseTarget = { kind: 'sqlite', path: path.join(dataDir, 'geofence.db') };
+  const databaseUrl = read('DATABASE_URL');
+  if (databaseUrl !== undefined) {
+    const parsed = parseDatabaseUrl(databaseUrl);
+    if (parsed) database = parsed;
+    else
+      problems.push(
+        `DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…, got "${databaseUrl}"`,
+      );
+  }
+
+  let webhookRetryScheduleMs = [15, 30, 60, 240, 240, 240].map((m) => m * 60_000);
+  const schedule = read('WEBHOOK_RETRY_SCHEDULE');
+  if (schedule !== undefined) {
+    const parsed = parseDurationList(schedule);
+    if (parsed && parsed.length > 0) webhookRetryScheduleMs = parsed;
+    else
+      problems.push(
+        `WEBHOOK_RETRY_SCHEDULE must be comma-separated durations like "15m,30m,1h", got "${schedule}"`,
+      );
+  }
+
+  const publicUrl = read('PUBLIC_URL') ?? `http://${host}:${port}`;
+  if (!/^https?:\/\//.test(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`);
+
+  const redisUrl = read('REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    problems.push(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`);
+  }
+  const smtpUrl = read('SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
+    problems.push(`SMTP_URL must start with smtp:// or smtps://, got "${smtpUrl}"`);
+  }
+
+  const jwtSecret = read('JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters long');
+  }
+  const encryptionKey = read('ENCRYPTION_KEY');
+  if (encryptionKey !== undefined && encryptionKey.length < 32) {
+    problems.push('ENCRYPTION_KEY must be at least 32 characters long');
+  }
+
+  const logLevel = (read('LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    host,
+    port,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    dataDir,
+    database,
+    redisUrl,
+    jwtSecret,
+    encryptionKey,
+    webhookRetryScheduleMs,
+    webhookAllowPrivateTargets: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    loginRateLimit: rateRule('LOGIN_RATE_LIMIT', '5/min'),
+    refreshRateLimit: rateRule('REFRESH_RATE_LIMIT', '10/min'),
+    plansFile: read('PLANS_FILE'),
+    defaultPlan: read('DEFAULT_PLAN') ?? 'free',
+    signupEnabled: bool('SIGNUP_ENABLED', true),
+    requireEmailVerification: bool('REQUIRE_EMAIL_VERIFICATION', false),
+    smtpUrl,
+    metricsToken: read('METRICS_TOKEN'),
+    logLevel,
+    locationRetentionDays: int('LOCATION_RETENTION_DAYS', 90, 1, 36_500),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+export function parseDatabaseUrl(url: string): DatabaseTarget | undefined {
+  if (url === 'sqlite::memory:' || url === ':memory:') return { kind: 'sqlite', path: ':memory:' };
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    return file === '' ? undefined : { kind: 'sqlite', path: path.resolve(file) };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
+  return undefined;
+}
+
+const RATE_UNITS: Record<string, number> = {
+  s: 1,
+  sec: 1,
+  second: 1,
+  m: 60,
+  min: 60,
+  minute: 60,
+  h: 3600,
+  hour: 3600,
+  day: 86_400,
+  d: 86_400,
+};
+
+export function parseRateLimitRule(value: string): RateLimitRule | undefined {
+  const match = /^(\d+)\s*\/\s*([a-z]+)$/i.exec(value.trim());
+  if (!match) return undefined;
+  const points = Number(match[1]);
+  const durationSeconds = RATE_UNITS[(match[2] ?? '').toLowerCase()];
+  if (!durationSeconds || !Number.isInteger(points) || points < 1) return undefined;
+  return { points, durationSeconds };
+}

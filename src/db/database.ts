@@ -1,0 +1,106 @@
+/**
+ * Opens the configured database (contract §0 `DATABASE_URL`): SQLite through `node:sqlite`, or
+ * PostgreSQL through a `pg` pool. Everything above this module sees one Kysely instance and a
+ * capabilities object; dialect differences are data here, not `if`s scattered through services.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DatabaseTarget } from '../config.ts';
+import type { DatabaseSchema } from './schema.ts';
+import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DialectCapabilities {
+  dialect: Dialect;
+  /** `FOR UPDATE SKIP LOCKED` claims for multi-worker queues. */
+  skipLocked: boolean;
+  /** Row locks (`FOR UPDATE`); SQLite serialises writers instead. */
+  rowLocks: boolean;
+  /** Column types used by migrations. */
+  types: {
+    timestamp: 'timestamptz' | 'text';
+    json: 'jsonb' | 'text';
+    boolean: 'boolean' | 'integer';
+    double: 'double precision' | 'real';
+  };
+}
+
+const CAPABILITIES: Record<Dialect, DialectCapabilities> = {
+  sqlite: {
+    dialect: 'sqlite',
+    skipLocked: false,
+    rowLocks: false,
+    types: { timestamp: 'text', json: 'text', boolean: 'integer', double: 'real' },
+  },
+  postgres: {
+    dialect: 'postgres',
+    skipLocked: true,
+    rowLocks: true,
+    types: { timestamp: 'timestamptz', json: 'jsonb', boolean: 'boolean', double: 'double precision' },
+  },
+};
+
+export type Db = Kysely<DatabaseSchema>;
+
+export interface DatabaseHandle {
+  db: Db;
+  capabilities: DialectCapabilities;
+  /** Answers whether the database can run a query now (readiness probe). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+// int8 (count(*), bigint columns) as JS numbers: every such value here is far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number.parseFloat(value));
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL only: the schema to use (search_path); tests give each run its own. */
+  schema?: string;
+  poolSize?: number;
+}
+
+export function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): DatabaseHandle {
+  if (target.kind === 'sqlite') {
+    if (target.path !== ':memory:') fs.mkdirSync(path.dirname(target.path), { recursive: true });
+    const database = new NodeSqliteDatabase(target.path);
+    const db = new Kysely<DatabaseSchema>({ dialect: new NodeSqliteDialect(database) });
+    return {
+      db,
+      capabilities: CAPABILITIES.sqlite,
+      ping: () => pingWith(db),
+      close: () => db.destroy(),
+    };
+  }
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: options.poolSize ?? 10,
+    ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    capabilities: CAPABILITIES.postgres,
+    ping: () => pingWith(db),
+    close: () => db.destroy(),
+  };
+}
+
+async function pingWith(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/i.test(name)) throw new Error(`Unsafe schema name: ${name}`);
+  return name;
+}

@@ -1,0 +1,8 @@
+/** Recognises constraint violations from either driver so services can map them to domain errors. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  if (e.code === '23505') return true; // PostgreSQL unique_violation
+  if (e.errcode === 2067 || e.errcode === 1555) return true; // SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY
+  return typeof e.message === 'string' && e.message.includes('UNIQUE constraint failed');
+}

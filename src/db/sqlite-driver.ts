@@ -1,0 +1,92 @@
+/**
+ * Kysely over Node's built-in `node:sqlite` (no native add-on to download). Kysely's SqliteDialect
+ * expects a better-sqlite3-shaped database; this adapter provides one, caches prepared statements
+ * (preparing is the dominant cost of small queries), converts JS values SQLite cannot bind, and
+ * opens write transactions with BEGIN IMMEDIATE so that two processes sharing a file wait on the
+ * busy timeout instead of failing with SQLITE_BUSY when a reader upgrades to a writer.
+ */
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  SqliteDialect,
+  SqliteDriver,
+  type SqliteStatement,
+} from 'kysely';
+
+const STATEMENT_CACHE_SIZE = 500;
+
+function toSqliteValue(value: unknown): SQLInputValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return value;
+  // Objects reach here only by mistake: JSON columns are serialised by the storage modules.
+  return JSON.stringify(value);
+}
+
+class NodeSqliteStatement implements SqliteStatement {
+  readonly reader: boolean;
+  private readonly statement: StatementSync;
+  constructor(statement: StatementSync) {
+    this.statement = statement;
+    this.reader = statement.columns().length > 0;
+  }
+  all(parameters: ReadonlyArray<unknown>): unknown[] {
+    return this.statement.all(...parameters.map(toSqliteValue));
+  }
+  run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
+    return this.statement.run(...parameters.map(toSqliteValue));
+  }
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    return this.statement.iterate(...parameters.map(toSqliteValue));
+  }
+}
+
+export class NodeSqliteDatabase implements SqliteDatabase {
+  readonly raw: DatabaseSync;
+  private readonly statements = new Map<string, NodeSqliteStatement>();
+  constructor(path: string) {
+    this.raw = new DatabaseSync(path);
+    if (path !== ':memory:') this.raw.exec('PRAGMA journal_mode = WAL');
+    this.raw.exec('PRAGMA busy_timeout = 5000');
+    this.raw.exec('PRAGMA foreign_keys = ON');
+    this.raw.exec('PRAGMA synchronous = NORMAL');
+  }
+  prepare(sql: string): SqliteStatement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = new NodeSqliteStatement(this.raw.prepare(sql));
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = this.statements.keys().next().value;
+        if (oldest !== undefined) this.statements.delete(oldest);
+      }
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+  close(): void {
+    this.statements.clear();
+    if (this.raw.isOpen) this.raw.close();
+  }
+}
+
+class ImmediateTransactionSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+export class NodeSqliteDialect extends SqliteDialect {
+  private readonly database: NodeSqliteDatabase;
+  constructor(database: NodeSqliteDatabase) {
+    super({ database });
+    this.database = database;
+  }
+  override createDriver(): Driver {
+    return new ImmediateTransactionSqliteDriver({ database: this.database });
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The composition root: everything the server, the worker and the CLI need is built here, once,
+ * from the configuration. Tests pass overrides (a manual clock, a cheaper password hash, a log
+ * sink) instead of patching modules.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Notifier } from './account/notifier.ts';
+import { Authenticator } from './auth/authenticator.ts';
+import type { IdentityContext } from './auth/identity-context.ts';
+import { JwtTokens } from './auth/jwt-tokens.ts';
+import { OWASP_ARGON2ID, type PasswordHashParams } from './auth/passwords.ts';
+import type { Config } from './config.ts';
+import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
+import { createLogger } from './logger.ts';
+import { Mailer } from './mail/mailer.ts';
+import { type Clock, systemClock } from './shared/clock.ts';
+import { resolveSecret } from './shared/secrets.ts';
+
+export interface Deps {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  database: DatabaseHandle;
+  jwtSecret: string;
+  encryptionKey: string;
+  redis: Redis | undefined;
+  mailer: Mailer;
+  notifier: Notifier;
+  identity: IdentityContext;
+  limiters: { login: RateLimiter; refresh: RateLimiter };
+  /** Closes everything this root opened, in reverse order. */
+  close(): Promise<void>;
+}
+
+export interface DepsOverrides {
+  logger?: Logger;
+  clock?: Clock;
+  database?: OpenDatabaseOptions;
+  /** Skip running migrations at start (the CLI's `migrate` runs them itself). */
+  skipMigrations?: boolean;
+  /** Tests use cheaper argon2id parameters; production uses OWASP's. */
+  passwordHash?: PasswordHashParams;
+}
+
+export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? systemClock;
+  const database = openDatabase(config.database, overrides.database);
+  try {
+    if (!overrides.skipMigrations) {
+      const { applied } = await migrateToLatest(database);
+      if (applied.length > 0) logger.info({ applied }, 'database migrated');
+    }
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const jwtSecret = resolveSecret(config.jwtSecret, config.dataDir, 'jwt', logger);
+  const encryptionKey = resolveSecret(config.encryptionKey, config.dataDir, 'encryption', logger);
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
+    : undefined;
+  redis?.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const db = database.db;
+  const mailer = new Mailer({ db, clock, logger, smtpUrl: config.smtpUrl });
+  const tokens = new JwtTokens(jwtSecret, clock);
+  const authenticator = new Authenticator({ db, tokens, clock, logger });
+  const identity: IdentityContext = {
+    db,
+    clock,
+    tokens,
+    mailer,
+    authenticator,
+    passwordHash: overrides.passwordHash ?? OWASP_ARGON2ID,
+    publicUrl: config.publicUrl,
+    signupEnabled: config.signupEnabled,
+    requireEmailVerification: config.requireEmailVerification,
+  };
+  const limiters = {
+    login: createRateLimiter({
+      name: 'login',
+      points: config.loginRateLimit.points,
+      durationSeconds: config.loginRateLimit.durationSeconds,
+      redis,
+    }),
+    refresh: createRateLimiter({
+      name: 'refresh',
+      points: config.refreshRateLimit.points,
+      durationSeconds: config.refreshRateLimit.durationSeconds,
+      redis,
+    }),
+  };
+  return {
+    config,
+    logger,
+    clock,
+    database,
+    jwtSecret,
+    encryptionKey,
+    redis,
+    mailer,
+    notifier: new Notifier({ db, mailer, clock }),
+    identity,
+    limiters,
+    close: async () => {
+      await mailer.close();
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}

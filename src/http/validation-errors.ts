@@ -1,0 +1,113 @@
+/**
+ * Maps ajv errors to the contract's 422 `detail` array (seed §7.1, contract §1):
+ * `{type, loc, msg}` with `loc` starting at `body`/`query`/`path` and integer array indexes.
+ */
+import type { ErrorObject } from 'ajv';
+
+export interface ValidationIssue {
+  type: string;
+  loc: Array<string | number>;
+  msg: string;
+}
+
+const CONTEXT_ROOT: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+const TYPE_ERRORS: Record<string, [string, string]> = {
+  integer: ['int_parsing', 'Input should be a valid integer'],
+  number: ['float_parsing', 'Input should be a valid number'],
+  boolean: ['bool_parsing', 'Input should be a valid boolean'],
+  string: ['string_type', 'Input should be a valid string'],
+  array: ['list_type', 'Input should be a valid list'],
+  object: ['dict_type', 'Input should be a valid object'],
+  null: ['none_required', 'Input should be null'],
+};
+
+function pathSegments(instancePath: string): Array<string | number> {
+  if (instancePath === '') return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment));
+}
+
+function describe(error: ErrorObject): { type: string; msg: string; extra?: string } {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { type: 'missing', msg: 'Field required', extra: String(p.missingProperty) };
+    case 'additionalProperties':
+      return {
+        type: 'extra_forbidden',
+        msg: 'Extra inputs are not permitted',
+        extra: String(p.additionalProperty),
+      };
+    case 'type': {
+      const expected = String(p.type).split(',')[0] ?? '';
+      const [type, msg] = TYPE_ERRORS[expected] ?? [
+        'value_error',
+        `Input should be of type ${String(p.type)}`,
+      ];
+      return { type, msg };
+    }
+    case 'maxLength':
+      return { type: 'string_too_long', msg: `String should have at most ${String(p.limit)} characters` };
+    case 'minLength':
+      return { type: 'string_too_short', msg: `String should have at least ${String(p.limit)} characters` };
+    case 'minimum':
+      return {
+        type: 'greater_than_equal',
+        msg: `Input should be greater than or equal to ${String(p.limit)}`,
+      };
+    case 'maximum':
+      return { type: 'less_than_equal', msg: `Input should be less than or equal to ${String(p.limit)}` };
+    case 'exclusiveMinimum':
+      return { type: 'greater_than', msg: `Input should be greater than ${String(p.limit)}` };
+    case 'exclusiveMaximum':
+      return { type: 'less_than', msg: `Input should be less than ${String(p.limit)}` };
+    case 'maxItems':
+      return { type: 'too_long', msg: `List should have at most ${String(p.limit)} items` };
+    case 'minItems':
+      return { type: 'too_short', msg: `List should have at least ${String(p.limit)} items` };
+    case 'maxProperties':
+      return { type: 'too_long', msg: `Object should have at most ${String(p.limit)} properties` };
+    case 'enum':
+      return {
+        type: 'enum',
+        msg: `Input should be ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(' or ')}`,
+      };
+    case 'const':
+      return { type: 'literal_error', msg: `Input should be ${JSON.stringify(p.allowedValue)}` };
+    case 'format':
+      return { type: 'value_error', msg: `Input should be a valid ${String(p.format)}` };
+    case 'pattern':
+      return { type: 'value_error', msg: `String should match pattern '${String(p.pattern)}'` };
+    case 'uniqueItems':
+      return { type: 'value_error', msg: 'List items should be unique' };
+    default:
+      return { type: 'value_error', msg: error.message ?? 'Invalid value' };
+  }
+}
+
+export function toValidationIssues(errors: readonly ErrorObject[], context: string): ValidationIssue[] {
+  const root = CONTEXT_ROOT[context] ?? context;
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  // anyOf/oneOf report every branch's failure and then their own; when a branch-level error exists
+  // at the same place, the combinator's summary line adds nothing.
+  const concrete = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
+  for (const error of concrete.length > 0 ? concrete : errors) {
+    const { type, msg, extra } = describe(error);
+    const loc = [root, ...pathSegments(error.instancePath), ...(extra !== undefined ? [extra] : [])];
+    const key = `${type}|${JSON.stringify(loc)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ type, loc, msg });
+  }
+  return issues;
+}
