@@ -9,6 +9,7 @@ import { authRoutes } from './auth/auth.routes.ts';
 import { registerRouteAuth } from './auth/route-auth.ts';
 import type { Deps } from './deps.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
+import { registerGracefulClose } from './http/graceful-close.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { registerHttpMetrics } from './http/metrics.ts';
 import { API_PREFIX, registerOpenApi } from './http/openapi.ts';
@@ -37,6 +38,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerErrorHandling(app, (_method, url) => routes.allowedMethods(url));
   registerRequestLogging(app);
+  registerGracefulClose(app);
   registerRouteAuth(app, deps.identity.authenticator, API_PREFIX);
   const metrics = registerHttpMetrics(app);
 

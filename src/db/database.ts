@@ -48,6 +48,8 @@ export type Db = Kysely<DatabaseSchema>;
 export interface DatabaseHandle {
   db: Db;
   capabilities: DialectCapabilities;
+  /** PostgreSQL schema holding our tables (search_path); undefined on SQLite. */
+  schema: string | undefined;
   /** Answers whether the database can run a query now (readiness probe). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -71,6 +73,7 @@ export function openDatabase(target: DatabaseTarget, options: OpenDatabaseOption
     return {
       db,
       capabilities: CAPABILITIES.sqlite,
+      schema: undefined,
       ping: () => pingWith(db),
       close: () => db.destroy(),
     };
@@ -86,6 +89,7 @@ export function openDatabase(target: DatabaseTarget, options: OpenDatabaseOption
   return {
     db,
     capabilities: CAPABILITIES.postgres,
+    schema: options.schema ?? 'public',
     ping: () => pingWith(db),
     close: () => db.destroy(),
   };

@@ -40,12 +40,10 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDeps): Prom
     },
     async (_request, reply) => {
       const up = await deps.ping();
-      return reply
-        .status(up ? 200 : 503)
-        .send({
-          status: up ? ('ready' as const) : ('unavailable' as const),
-          database: up ? ('up' as const) : ('down' as const),
-        });
+      return reply.status(up ? 200 : 503).send({
+        status: up ? ('ready' as const) : ('unavailable' as const),
+        database: up ? ('up' as const) : ('down' as const),
+      });
     },
   );
 

@@ -242,9 +242,12 @@ export async function removeMember(
   ctx.authenticator.forgetAllSessions();
 }
 
-/** Only owners hand out or take away ownership; admins manage admins and members. */
+/**
+ * Only a signed-in owner hands out or takes away ownership; admins manage admins and members. An
+ * API key never can: it would let whoever created it (possibly an admin) escalate to owner.
+ */
 function assertMayGrant(principal: Principal, role: WorkspaceRole): void {
-  if (role === 'owner' && principal.kind === 'user' && principal.role !== 'owner') {
+  if (role === 'owner' && !(principal.kind === 'user' && principal.role === 'owner')) {
     throw new InsufficientPermissionsError('Only an owner can grant or change the owner role');
   }
 }

@@ -1,0 +1,164 @@
+/**
+ * Operator CLI (contract §0): `node src/cli.ts <command> [--flags]`, or `npm run cli -- <command>`.
+ *   migrate                                   apply pending migrations
+ *   create-user --email E --password P [--name N] [--workspace NAME] [--role owner|admin|member]
+ *   create-api-key --email E [--workspace ID] --name N [--scopes a,b|*]
+ * Output is JSON on stdout so scripts can read it; errors go to stderr with exit code 1.
+ */
+import { parseArgs } from 'node:util';
+import { createApiKey } from './auth/api-keys.service.ts';
+import { register } from './auth/auth.service.ts';
+import { scopesForRole } from './auth/scopes.ts';
+import { findUserByEmail } from './auth/users.repository.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createDeps, type Deps } from './deps.ts';
+import { createLogger } from './logger.ts';
+import { DomainError } from './shared/errors.ts';
+import { uuidv7 } from './shared/ids.ts';
+import {
+  findMembership,
+  insertMember,
+  insertWorkspace,
+  listMemberships,
+} from './workspaces/workspaces.repository.ts';
+import type { WorkspaceRole } from './workspaces/workspaces.tables.ts';
+
+const USAGE = `Usage: node src/cli.ts <command> [options]
+  migrate
+  create-user --email <email> --password <password> [--name <name>] [--workspace <name>] [--role owner|admin|member]
+      Creates the user and, with --workspace, a workspace of that name where the user gets --role (default owner).
+  create-api-key --email <owner-or-admin email> --name <key name> [--scopes <comma list or *>] [--workspace <workspace id>]
+      Prints the key once.`;
+
+type Flags = Record<string, string | undefined>;
+
+function need(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+async function createUser(deps: Deps, flags: Flags): Promise<unknown> {
+  const role = (flags.role ?? 'owner') as WorkspaceRole;
+  if (!['owner', 'admin', 'member'].includes(role))
+    throw new UsageError('--role must be owner, admin or member');
+  const { user, workspace } = await register(
+    { ...deps.identity, signupEnabled: true },
+    {
+      email: need(flags, 'email'),
+      password: need(flags, 'password'),
+      name: flags.name,
+      workspaceName: flags.workspace,
+    },
+  );
+  if (role !== 'owner') {
+    // The registration workspace stays the user's own; the named role applies to a fresh shared one.
+    const id = uuidv7();
+    const now = deps.clock.now();
+    await insertWorkspace(deps.database.db, { id, name: flags.workspace ?? 'Shared workspace', now });
+    await insertMember(deps.database.db, { workspaceId: id, userId: user.id, role, now });
+    return { user: { id: user.id, email: user.email }, workspace: { id, name: flags.workspace, role } };
+  }
+  return {
+    user: { id: user.id, email: user.email },
+    workspace: { id: workspace.id, name: workspace.name, role: 'owner' },
+  };
+}
+
+async function createKey(deps: Deps, flags: Flags): Promise<unknown> {
+  const user = await findUserByEmail(deps.database.db, need(flags, 'email'));
+  if (!user) throw new UsageError('No user with that e-mail');
+  const membership = flags.workspace
+    ? await findMembership(deps.database.db, user.id, flags.workspace)
+    : (await listMemberships(deps.database.db, user.id))[0];
+  if (!membership) throw new UsageError('The user is not a member of that workspace');
+  if (membership.role === 'member') throw new UsageError('Only owners and admins can create API keys');
+  const scopes = (flags.scopes ?? '*')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const { apiKey, key } = await createApiKey(
+    {
+      db: deps.database.db,
+      clock: deps.clock,
+      authenticator: deps.identity.authenticator,
+      notifier: deps.notifier,
+    },
+    {
+      kind: 'user',
+      userId: user.id,
+      workspaceId: membership.workspace.id,
+      role: membership.role,
+      sessionId: 'cli',
+      scopes: scopesForRole(membership.role),
+    },
+    { name: need(flags, 'name'), scopes },
+  );
+  return {
+    id: apiKey.id,
+    name: apiKey.name,
+    prefix: apiKey.prefix,
+    scopes: apiKey.scopes,
+    workspace_id: apiKey.workspaceId,
+    key,
+  };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 1;
+  }
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
+      workspace: { type: 'string' },
+      role: { type: 'string' },
+      scopes: { type: 'string' },
+    },
+    strict: true,
+  });
+  const flags = values as Flags;
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
+  const deps = await createDeps(config, { logger, skipMigrations: command === 'migrate' });
+  try {
+    let result: unknown;
+    switch (command) {
+      case 'migrate':
+        result = await migrateToLatest(deps.database);
+        break;
+      case 'create-user':
+        result = await createUser(deps, flags);
+        break;
+      case 'create-api-key':
+        result = await createKey(deps, flags);
+        break;
+      default:
+        throw new UsageError(`Unknown command "${command}"\n${USAGE}`);
+    }
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } finally {
+    await deps.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof UsageError || error instanceof DomainError) {
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,186 @@
+/**
+ * Tenant isolation, table-driven from the OpenAPI document (contract §1: another workspace's
+ * resource is 404, never 403). Every /api/v1 operation with a `{…}` path parameter is called by
+ * workspace A's owner (and A's all-scopes API key where keys are allowed) with workspace B's ids.
+ * A path parameter this file does not know fails the test for that route, so a new route must
+ * bring its own case here.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { TestApp } from '../helpers/app.ts';
+import {
+  type ApiKeyOut,
+  type ApiOperation,
+  apiOperations,
+  type CreatedApiKey,
+  call,
+  callOperation,
+  createApiKey,
+  expectError,
+  expectStatus,
+  fetchOpenApi,
+  type OpenApiDocument,
+  type Page,
+  type RegisteredUser,
+  registerUser,
+  type SignedUpUser,
+  signUp,
+  startIdentityApp,
+  type WorkspaceOut,
+} from '../helpers/identity.ts';
+
+interface MemberOut {
+  user_id: string;
+  role: string;
+}
+interface NotificationOut {
+  id: string;
+  read: boolean;
+}
+
+const DELETE_LAST = (a: ApiOperation, b: ApiOperation) =>
+  Number(a.method === 'DELETE') - Number(b.method === 'DELETE') || a.label.localeCompare(b.label);
+
+describe('tenant isolation: every route with an id answers 404 for another workspace’s ids', () => {
+  let t: TestApp;
+  let doc: OpenApiDocument;
+  let a: SignedUpUser;
+  let aKey: CreatedApiKey;
+  let b: SignedUpUser;
+  let bMember: RegisteredUser;
+  let bKey: CreatedApiKey;
+  let bNotification: NotificationOut;
+  /** Path-parameter name → an id that exists in workspace B (or belongs to B's people). */
+  let bIds: Record<string, string>;
+
+  before(async () => {
+    t = await startIdentityApp();
+    doc = await fetchOpenApi(t);
+    a = await signUp(t, 'tenant-a', { workspace_name: 'Tenant A' });
+    aKey = await createApiKey(t, a.tokens.access_token, ['*'], { name: 'A all scopes' });
+    b = await signUp(t, 'tenant-b', { workspace_name: 'Tenant B' });
+    bMember = await registerUser(t);
+    expectStatus(
+      await call(t, `/workspaces/${b.workspace.id}/members`, {
+        token: b.tokens.access_token,
+        body: { email: bMember.email, role: 'member' },
+      }),
+      201,
+      'B adds a member',
+    );
+    bKey = await createApiKey(t, b.tokens.access_token, ['events:read'], { name: 'B key' });
+    const notifications = expectStatus<Page<NotificationOut>>(
+      await call(t, '/account/notifications', { token: b.tokens.access_token }),
+      200,
+    );
+    const first = notifications.results[0];
+    assert.ok(first, 'creating B’s key gave B’s owner a notification');
+    bNotification = first;
+    bIds = {
+      workspace_id: b.workspace.id,
+      user_id: bMember.user.id,
+      api_key_id: bKey.id,
+      notification_id: bNotification.id,
+    };
+  });
+  after(async () => t?.close());
+
+  test('the B-side ids are real: B’s owner reaches each of them', async () => {
+    const token = b.tokens.access_token;
+    expectStatus(await call(t, `/workspaces/${b.workspace.id}`, { token }), 200, 'B workspace');
+    const members = expectStatus<Page<MemberOut>>(
+      await call(t, `/workspaces/${b.workspace.id}/members`, { token }),
+      200,
+    );
+    assert.ok(
+      members.results.some((m) => m.user_id === bMember.user.id),
+      'B member listed',
+    );
+    const keys = expectStatus<Page<ApiKeyOut>>(await call(t, '/account/api-keys', { token }), 200);
+    assert.ok(
+      keys.results.some((k) => k.id === bKey.id),
+      'B key listed',
+    );
+  });
+
+  test('A’s owner and A’s * key get 404 NOT_FOUND on every route given B’s ids', async (ctx) => {
+    const operations = apiOperations(doc)
+      .filter((op) => op.pathParams.length > 0)
+      .sort(DELETE_LAST);
+    const labels = operations.map((op) => op.label);
+    for (const known of [
+      'GET /api/v1/workspaces/{workspace_id}',
+      'PATCH /api/v1/workspaces/{workspace_id}/members/{user_id}',
+      'DELETE /api/v1/account/api-keys/{api_key_id}',
+      'POST /api/v1/account/notifications/{notification_id}/read',
+    ]) {
+      assert.ok(labels.includes(known), `the document lists ${known}`);
+    }
+
+    for (const op of operations) {
+      await ctx.test(op.label, async () => {
+        const declared = (op.operation.parameters ?? [])
+          .filter((p) => p.in === 'path')
+          .map((p) => p.name)
+          .sort();
+        assert.deepEqual(declared, [...op.pathParams].sort(), `${op.label}: path parameters are documented`);
+        const unknown = op.pathParams.filter((name) => !(name in bIds));
+        if (unknown.length > 0) {
+          assert.fail(
+            `${op.label}: no workspace-B id for path parameter(s) ${unknown.map((n) => `{${n}}`).join(', ')}; ` +
+              'create such a resource in B in this test’s set-up and add it to bIds',
+          );
+        }
+        const variants: Array<{ name: string; values: Record<string, string> }> = [
+          { name: 'all ids from B', values: bIds },
+        ];
+        if (op.pathParams.includes('workspace_id') && op.pathParams.length > 1) {
+          variants.push({
+            name: 'A’s workspace, B’s other ids',
+            values: { ...bIds, workspace_id: a.workspace.id },
+          });
+        }
+        const callers: Array<{ name: string; credentials: { token?: string; apiKey?: string } }> = [
+          { name: 'A owner (JWT)', credentials: { token: a.tokens.access_token } },
+        ];
+        if (op.operation['x-auth-via'] !== 'user') {
+          callers.push({ name: 'A’s * API key', credentials: { apiKey: aKey.key } });
+        }
+        for (const variant of variants) {
+          for (const caller of callers) {
+            const res = await callOperation(t, doc, op, variant.values, caller.credentials);
+            expectError(res, 404, 'NOT_FOUND', `${op.label} as ${caller.name} with ${variant.name}`);
+          }
+        }
+      });
+    }
+  });
+
+  test('nothing of B changed after A’s attempts', async () => {
+    const token = b.tokens.access_token;
+    const workspace = expectStatus<WorkspaceOut>(
+      await call(t, `/workspaces/${b.workspace.id}`, { token }),
+      200,
+    );
+    assert.equal(workspace.name, 'Tenant B');
+    assert.deepEqual(workspace.settings, b.workspace.settings);
+    const members = expectStatus<Page<MemberOut>>(
+      await call(t, `/workspaces/${b.workspace.id}/members`, { token }),
+      200,
+    );
+    assert.deepEqual(
+      members.results.map((m) => [m.user_id, m.role]).sort(),
+      [
+        [b.user.id, 'owner'],
+        [bMember.user.id, 'member'],
+      ].sort(),
+    );
+    expectStatus(await call(t, '/auth/test-api-key', { apiKey: bKey.key }), 200, 'B key still valid');
+    const notifications = expectStatus<Page<NotificationOut>>(
+      await call(t, '/account/notifications', { token }),
+      200,
+    );
+    assert.equal(notifications.results.find((n) => n.id === bNotification.id)?.read, false, 'still unread');
+    assert.equal((await call(t, '/auth/me', { token })).statusCode, 200, 'B owner still signed in');
+  });
+});
