@@ -415,6 +415,32 @@ describe('identity flows over HTTP with a real SMTP server', () => {
     );
   });
 
+  test('an invitation expires after 7 days (400 INVALID_TOKEN)', async () => {
+    const owner = await signUp(t, 'slowinviter');
+    const inviteeEmail = uniqueEmail('late');
+    expectStatus(
+      await call(t, `/workspaces/${owner.workspace.id}/members`, {
+        token: owner.tokens.access_token,
+        body: { email: inviteeEmail, role: 'member' },
+      }),
+      202,
+    );
+    const mail = await mailTo(inviteeEmail, /invited/i);
+    t.clock.advance(7 * 86_400_000 + 1000);
+    await registerUser(t, { email: inviteeEmail });
+    const tokens = await login(t, inviteeEmail, PASSWORD);
+    expectError(
+      await call(t, '/workspaces/invitations/accept', {
+        token: tokens.access_token,
+        body: { token: mail.token },
+      }),
+      400,
+      'INVALID_TOKEN',
+      'accept after 7 days',
+    );
+    assert.equal((await me(t, tokens.access_token)).workspaces.length, 1, 'only the invitee’s own workspace');
+  });
+
   test('a member removed from the workspace loses access at once; login into a foreign workspace → 404', async () => {
     const owner = await signUp(t, 'remover');
     const member = await registerUser(t);
@@ -525,5 +551,45 @@ describe('identity flows over HTTP with a real SMTP server', () => {
     t.clock.advance(601_000);
     expectError(await call(t, '/auth/me', { token: next.access_token }), 401, 'TOKEN_EXPIRED', '600 s token');
     assert.equal(await meStatus(owner.tokens.access_token), 200, 'the earlier 24 h token is unaffected');
+  });
+});
+
+describe('sign-up switches (SIGNUP_ENABLED, REQUIRE_EMAIL_VERIFICATION)', () => {
+  test('SIGNUP_ENABLED=false refuses registration with 403', async () => {
+    const t = await startIdentityApp({ env: { SIGNUP_ENABLED: 'false' } });
+    try {
+      const res = await call(t, '/auth/register', {
+        body: { email: uniqueEmail('closed'), password: PASSWORD },
+      });
+      expectError(res, 403, undefined, 'register with sign-up disabled');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('REQUIRE_EMAIL_VERIFICATION=true refuses login (403) until the e-mailed token is used', async () => {
+    const sink = await startSmtpSink();
+    const t = await startIdentityApp({ env: { SMTP_URL: sink.url, REQUIRE_EMAIL_VERIFICATION: 'true' } });
+    try {
+      const account = await registerUser(t);
+      const refused = await call(t, '/auth/login', {
+        body: { email: account.email, password: PASSWORD },
+        remoteAddress: randomIp(),
+      });
+      expectError(refused, 403, undefined, 'login before verification');
+      const wrong = await call(t, '/auth/login', {
+        body: { email: account.email, password: 'not the password' },
+        remoteAddress: randomIp(),
+      });
+      assert.deepEqual(expectError(wrong, 401, undefined, 'wrong password, unverified'), {
+        detail: 'Invalid email or password',
+      });
+      const mail = await sink.waitFor((m) => m.to.includes(account.email) && m.token !== undefined);
+      expectStatus(await call(t, '/auth/verify-email', { body: { token: mail.token } }), 200, 'verify');
+      await login(t, account.email, PASSWORD);
+    } finally {
+      await t.close();
+      await sink.close();
+    }
   });
 });

@@ -151,6 +151,25 @@ describe('access and refresh tokens', () => {
     expectStatus(await meWith(renewed.access_token), 200, 'renewed access token');
   });
 
+  test('two concurrent refreshes with one token: exactly one succeeds, and the session ends', async () => {
+    const pair = await login(t, account.email, PASSWORD);
+    const results = await Promise.all([
+      call(t, '/auth/refresh', { body: { refresh_token: pair.refresh_token } }),
+      call(t, '/auth/refresh', { body: { refresh_token: pair.refresh_token } }),
+    ]);
+    const statuses = results.map((r) => r.statusCode).sort();
+    assert.deepEqual(statuses, [200, 401], `statuses ${statuses.join(', ')}`);
+    const winner = results.find((r) => r.statusCode === 200)?.json() as TokenPair;
+    // The loser presented a token that had just been rotated away: reuse, so the session is revoked.
+    expectError(
+      await call(t, '/auth/refresh', { body: { refresh_token: winner.refresh_token } }),
+      401,
+      undefined,
+      'winner refresh token after the race',
+    );
+    expectError(await meWith(winner.access_token), 401, undefined, 'winner access token after the race');
+  });
+
   test('a refresh token works until 7 days and is refused after (401)', async () => {
     const before = await login(t, account.email, PASSWORD);
     const afterwards = await login(t, account.email, PASSWORD);
