@@ -1,0 +1,299 @@
+/**
+ * Geometry engine benchmark on the standard GEO-100K workload (/work/shared/bench/README.md):
+ * the first 100 000 `fences()` (seed 1) and 200 000 `points()` (seed 2), generated in-process, or read
+ * from NDJSON files given as `--fences file.ndjson --points file.ndjson`.
+ *
+ * Measures on one core (this process, single-threaded): validation, index build, heap per stored vertex,
+ * GeofenceIndex.query lookups/s against the baseline rbush + Turf booleanPointInPolygon + haversine
+ * (@turf/distance) in the same run, and upsert/remove latency. Medians of several rounds; the machine is
+ * shared and noisy. Human-readable lines first, then one JSON object with all figures as the last line.
+ */
+import { readFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { distance } from '@turf/distance';
+import RBush from 'rbush';
+import { geometryBbox, splitBbox } from '../src/geo/bbox.ts';
+import { GeofenceIndex } from '../src/geo/geofence-index.ts';
+import type { FenceGeometry, Position } from '../src/geo/types.ts';
+import { validateGeometry } from '../src/geo/validate-geometry.ts';
+import { spikyStar, starPolygon } from './geo-shapes.ts';
+
+interface RawFence {
+  id: string | number;
+  geometry: unknown;
+}
+interface DatasetModule {
+  fences(n?: number, seed?: number): RawFence[];
+  points(n?: number, seed?: number): Position[];
+}
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+/** Total garbage-collection pause time observed so far (ms), to show how much of a timing is GC. */
+let gcMs = 0;
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+});
+gcObserver.observe({ entryTypes: ['gc'] });
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+function quantile(values: number[], q: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
+}
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function readNdjson<T>(path: string): T[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as T);
+}
+
+async function loadWorkload(): Promise<{ fences: RawFence[]; points: Position[]; source: string }> {
+  const fencesPath = argValue('--fences');
+  const pointsPath = argValue('--points');
+  if (fencesPath !== undefined && pointsPath !== undefined) {
+    return {
+      fences: readNdjson<RawFence>(fencesPath),
+      points: readNdjson<Position>(pointsPath),
+      source: 'ndjson',
+    };
+  }
+  const href = new URL('../../shared/bench/dataset.mjs', import.meta.url).href;
+  const dataset = (await import(href)) as DatasetModule;
+  return { fences: dataset.fences(100_000, 1), points: dataset.points(200_000, 2), source: 'GEO-100K' };
+}
+
+const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+
+const workload = await loadWorkload();
+const points = workload.points;
+console.log(
+  `workload ${workload.source}: ${fmt(workload.fences.length)} fences, ${fmt(points.length)} points`,
+);
+
+// --- validation -------------------------------------------------------------------------------------
+const entries: Array<{ id: string; geometry: FenceGeometry }> = [];
+let invalid = 0;
+let polygonVertices = 0;
+let circles = 0;
+let t0 = performance.now();
+for (const f of workload.fences) {
+  const v = validateGeometry(f.geometry);
+  if (!v.ok) {
+    invalid++;
+    continue;
+  }
+  entries.push({ id: String(f.id), geometry: v.geometry });
+  if (v.geometry.type === 'Polygon') polygonVertices += v.vertexCount;
+  else circles++;
+}
+const validateAllMs = performance.now() - t0;
+const fenceCount = workload.fences.length;
+// The raw input is garbage from here on (a service parses, validates and drops it); keeping it alive would
+// only double the heap every garbage collection has to mark during the timed phases.
+workload.fences = [];
+console.log(
+  `validated all fences in ${fmt(validateAllMs)} ms (${fmt((validateAllMs * 1000) / fenceCount, 1)} µs each), ${invalid} invalid`,
+);
+
+function timeValidation(geometry: unknown, runs: number): number {
+  for (let i = 0; i < 200; i++) validateGeometry(geometry);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const r = validateGeometry(geometry);
+    times.push(performance.now() - t);
+    if (!r.ok) throw new Error(`benchmark polygon rejected: ${JSON.stringify(r)}`);
+  }
+  return median(times);
+}
+const star500Ms = timeValidation(starPolygon(500, 13.4, 52.5, 600, 7), 2000);
+const spiky500Ms = timeValidation(spikyStar(500), 500);
+console.log(
+  `validation of a 500-vertex star polygon: median ${fmt(star500Ms * 1000, 1)} µs (target < 1000 µs)`,
+);
+console.log(
+  `validation of a 500-vertex spiky star (adversarial: all edge boxes overlap): median ${fmt(spiky500Ms * 1000, 1)} µs`,
+);
+
+// --- index build --------------------------------------------------------------------------------------
+const buildTimes: number[] = [];
+const buildGcTimes: number[] = [];
+let index: GeofenceIndex | undefined;
+let builtSize = 0;
+for (let r = 0; r < 5; r++) {
+  index = undefined;
+  gc();
+  await new Promise((resolve) => setImmediate(resolve)); // let the observer account the forced GC
+  const gcBefore = gcMs;
+  const t = performance.now();
+  index = GeofenceIndex.build(entries);
+  buildTimes.push(performance.now() - t);
+  builtSize = index.size;
+  await new Promise((resolve) => setImmediate(resolve));
+  buildGcTimes.push(gcMs - gcBefore);
+}
+const buildMs = median(buildTimes);
+const buildGcMs = median(buildGcTimes);
+gcObserver.disconnect(); // observing every scavenge costs time in the lookup loops below
+console.log(
+  `index build of ${fmt(builtSize)} fences: median ${fmt(buildMs)} ms of ${buildTimes.map((t) => fmt(t)).join(', ')} (target < 500 ms); GC pauses inside the build: median ${fmt(buildGcMs)} ms (marking the ~${fmt(process.memoryUsage().heapUsed / 1e6)} MB heap of GeoJSON input)`,
+);
+
+// --- lookups: ours (the first round also builds the polygons' cell grids, lazily) ------------------------
+function heapBytes(): number {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+index = undefined;
+const heapBefore = heapBytes();
+const ours = GeofenceIndex.build(entries);
+const heapAfterBuild = heapBytes();
+function runOurs(): number {
+  let hits = 0;
+  for (const p of points) hits += ours.query(p[0], p[1]).length;
+  return hits;
+}
+t0 = performance.now();
+runOurs();
+const coldRate = points.length / ((performance.now() - t0) / 1000);
+const heapAfter = heapBytes();
+const indexHeap = heapAfter - heapBefore;
+const storedVertices = polygonVertices + circles;
+console.log(
+  `index heap (heapUsed + arrayBuffers delta, after the first lookup round built the grids): ${fmt(indexHeap / 1e6, 1)} MB = ${fmt(indexHeap / storedVertices, 1)} bytes per stored vertex (${fmt(polygonVertices)} polygon vertices + ${fmt(circles)} circles; ${fmt((heapAfterBuild - heapBefore) / storedVertices, 1)} B/vertex right after the build); approxHeapBytes() says ${fmt(ours.approxHeapBytes() / 1e6, 1)} MB`,
+);
+runOurs(); // one more warm-up round: the JIT settles after the grids exist
+const ourRates: number[] = [];
+let ourHits = 0;
+for (let r = 0; r < 9; r++) {
+  const t = performance.now();
+  ourHits = runOurs();
+  ourRates.push(points.length / ((performance.now() - t) / 1000));
+}
+const ourRate = median(ourRates);
+console.log(
+  `GeofenceIndex.query: median ${fmt(ourRate)} lookups/s (rounds: ${ourRates.map((r) => fmt(r)).join(', ')}); first round, building grids: ${fmt(coldRate)}/s; ${fmt(ourHits)} hits = ${fmt(ourHits / points.length, 3)} per point`,
+);
+
+// --- lookups: baseline rbush + Turf -----------------------------------------------------------------------
+interface BaselineItem {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+  geometry: FenceGeometry;
+}
+const baselineTree = new RBush<BaselineItem>();
+const baselineItems: BaselineItem[] = [];
+for (const e of entries) {
+  for (const b of splitBbox(geometryBbox(e.geometry))) {
+    baselineItems.push({ minX: b[0], minY: b[1], maxX: b[2], maxY: b[3], geometry: e.geometry });
+  }
+}
+t0 = performance.now();
+baselineTree.load(baselineItems);
+const baselineLoadMs = performance.now() - t0;
+function runBaseline(): number {
+  let hits = 0;
+  const probe = { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+  for (const p of points) {
+    probe.minX = probe.maxX = p[0];
+    probe.minY = probe.maxY = p[1];
+    for (const item of baselineTree.search(probe)) {
+      const g = item.geometry;
+      if (g.type === 'Polygon') {
+        if (booleanPointInPolygon(p, g)) hits++;
+      } else if (distance(g.coordinates, p, { units: 'meters' }) <= g.radius) hits++;
+    }
+  }
+  return hits;
+}
+runBaseline(); // warm-up
+const baseRates: number[] = [];
+let baseHits = 0;
+for (let r = 0; r < 5; r++) {
+  const t = performance.now();
+  baseHits = runBaseline();
+  baseRates.push(points.length / ((performance.now() - t) / 1000));
+}
+const baseRate = median(baseRates);
+console.log(
+  `baseline rbush + Turf: median ${fmt(baseRate)} lookups/s (rounds: ${baseRates.map((r) => fmt(r)).join(', ')}); ${fmt(baseHits)} hits; rbush load ${fmt(baselineLoadMs)} ms`,
+);
+console.log(
+  `ratio ours / baseline: ${fmt(ourRate / baseRate, 2)}× (target ≥ 4×); hit totals ${ourHits === baseHits ? 'agree' : 'DIFFER'}`,
+);
+
+// --- updates ----------------------------------------------------------------------------------------------
+const upsertTimes: number[] = [];
+const removeTimes: number[] = [];
+const compactionsBefore = ours.stats.compactions;
+for (let i = 0; i < 20_000; i++) {
+  const e = entries[(i * 7919) % entries.length] as { id: string; geometry: FenceGeometry };
+  if (i % 4 === 3) {
+    const t = performance.now();
+    ours.remove(e.id);
+    removeTimes.push(performance.now() - t);
+  } else {
+    const t = performance.now();
+    ours.upsert(e.id, e.geometry);
+    upsertTimes.push(performance.now() - t);
+  }
+}
+const compactions = ours.stats.compactions - compactionsBefore;
+gc();
+const t1 = performance.now();
+ours.compact();
+const compactMs = performance.now() - t1;
+console.log(
+  `upsert latency p50 ${fmt(median(upsertTimes) * 1000, 1)} µs, p99 ${fmt(quantile(upsertTimes, 0.99) * 1000, 1)} µs, max ${fmt(Math.max(...upsertTimes), 1)} ms; remove p50 ${fmt(median(removeTimes) * 1000, 1)} µs; ${compactions} automatic compactions in 20,000 updates; explicit compact() ${fmt(compactMs)} ms`,
+);
+
+const figures = {
+  workload: workload.source,
+  fences: fenceCount,
+  points: points.length,
+  invalidFences: invalid,
+  validateAllMs: Math.round(validateAllMs),
+  validate500StarUs: Math.round(star500Ms * 1000 * 10) / 10,
+  validate500SpikyUs: Math.round(spiky500Ms * 1000 * 10) / 10,
+  buildMs: Math.round(buildMs),
+  buildRunsMs: buildTimes.map((t) => Math.round(t)),
+  buildGcMs: Math.round(buildGcMs),
+  indexHeapBytes: indexHeap,
+  heapBytesPerStoredVertex: Math.round((indexHeap / storedVertices) * 10) / 10,
+  approxHeapBytes: ours.approxHeapBytes(),
+  heapBytesPerStoredVertexAfterBuild: Math.round(((heapAfterBuild - heapBefore) / storedVertices) * 10) / 10,
+  firstRoundLookupsPerSec: Math.round(coldRate),
+  lookupsPerSec: Math.round(ourRate),
+  lookupsPerSecRounds: ourRates.map((r) => Math.round(r)),
+  baselineLookupsPerSec: Math.round(baseRate),
+  baselineRounds: baseRates.map((r) => Math.round(r)),
+  ratio: Math.round((ourRate / baseRate) * 100) / 100,
+  hits: ourHits,
+  baselineHits: baseHits,
+  hitsPerPoint: Math.round((ourHits / points.length) * 1000) / 1000,
+  upsertP50Us: Math.round(median(upsertTimes) * 1000 * 10) / 10,
+  upsertP99Us: Math.round(quantile(upsertTimes, 0.99) * 1000 * 10) / 10,
+  upsertMaxMs: Math.round(Math.max(...upsertTimes) * 10) / 10,
+  compactions,
+  compactMs: Math.round(compactMs),
+};
+console.log(JSON.stringify(figures));
