@@ -49,10 +49,22 @@ try {
   const created = await post('/api/v1/account/api-keys', { name: 'bench', scopes: ['*'] }, jwt);
   const key = String(created.key);
   const cases: Record<string, Parameters<typeof load>[0]> = {
-    healthz: { url: `${base}/healthz` },
-    jwtMe: { url: `${base}/api/v1/auth/me`, headers: { authorization: `Bearer ${jwt}` } },
-    apiKeyBearer: { url: `${base}/api/v1/auth/test-api-key`, headers: { authorization: `Bearer ${key}` } },
-    apiKeyHeader: { url: `${base}/api/v1/auth/test-api-key`, headers: { 'x-api-key': key } },
+    healthz: { url: `${base}/healthz`, serverPid: server.pid },
+    jwtMe: {
+      url: `${base}/api/v1/auth/me`,
+      headers: { authorization: `Bearer ${jwt}` },
+      serverPid: server.pid,
+    },
+    apiKeyBearer: {
+      url: `${base}/api/v1/auth/test-api-key`,
+      headers: { authorization: `Bearer ${key}` },
+      serverPid: server.pid,
+    },
+    apiKeyHeader: {
+      url: `${base}/api/v1/auth/test-api-key`,
+      headers: { 'x-api-key': key },
+      serverPid: server.pid,
+    },
   };
   for (const c of Object.values(cases)) await load({ ...c, connections, seconds: 1 });
   for (let round = 0; round < rounds; round++) {
@@ -68,7 +80,8 @@ const s = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, summari
   string,
   LoadResult
 >;
-const get = (name: string): LoadResult => s[name] ?? { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
+const get = (name: string): LoadResult =>
+  s[name] ?? { rps: 0, cpuUsPerReq: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 const figures = {
   bench: 'auth',
@@ -82,6 +95,11 @@ const figures = {
   jwt_ratio: ratio(get('jwtMe').rps, get('healthz').rps),
   api_key_ratio: ratio(get('apiKeyBearer').rps, get('healthz').rps),
   api_key_header_ratio: ratio(get('apiKeyHeader').rps, get('healthz').rps),
+  healthz_cpu_us: get('healthz').cpuUsPerReq,
+  jwt_me_cpu_us: get('jwtMe').cpuUsPerReq,
+  api_key_cpu_us: get('apiKeyBearer').cpuUsPerReq,
+  jwt_cpu_ratio: ratio(get('healthz').cpuUsPerReq, get('jwtMe').cpuUsPerReq),
+  api_key_cpu_ratio: ratio(get('healthz').cpuUsPerReq, get('apiKeyBearer').cpuUsPerReq),
   target_ratio: 0.8,
   non2xx: Object.values(s).reduce((n, r) => n + r.non2xx, 0),
 };
@@ -93,7 +111,9 @@ for (const [label, name] of [
   ['GET /auth/test-api-key (X-API-Key)', 'apiKeyHeader'],
 ] as const) {
   const r = get(name);
-  console.log(`${label.padEnd(38)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+  console.log(
+    `${label.padEnd(38)} ${String(r.rps).padStart(7)} req/s  ${String(r.cpuUsPerReq).padStart(6)} µs CPU/req  p50 ${r.p50} ms  p99 ${r.p99} ms`,
+  );
 }
 console.log(
   `ratio to /healthz: JWT ${figures.jwt_ratio}, API key ${figures.api_key_ratio} / ${figures.api_key_header_ratio} (target ≥ 0.8)`,

@@ -8,6 +8,9 @@ import { apiKeyRoutes } from './auth/api-keys.routes.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRouteAuth } from './auth/route-auth.ts';
 import type { Deps } from './deps.ts';
+import { deviceRoutes } from './devices/devices.routes.ts';
+import { eventRoutes } from './events/events.routes.ts';
+import { geofenceRoutes } from './geofences/geofences.routes.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerGracefulClose } from './http/graceful-close.ts';
 import { healthRoutes } from './http/health-routes.ts';
@@ -16,7 +19,9 @@ import { API_PREFIX, registerOpenApi } from './http/openapi.ts';
 import { registerRequestLogging, requestIdFrom } from './http/request-logging.ts';
 import { RouteTable } from './http/route-table.ts';
 import { createValidatorCompiler } from './http/validation.ts';
+import { locationRoutes } from './locations/locations.routes.ts';
 import { uuidv7 } from './shared/ids.ts';
+import { sessionRoutes } from './tracking/sessions.routes.ts';
 import { workspaceRoutes } from './workspaces/workspaces.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -66,6 +71,22 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         authenticator: identity.authenticator,
         publicUrl: deps.config.publicUrl,
       });
+      await api.register(geofenceRoutes, {
+        db: identity.db,
+        clock: deps.clock,
+        registry: deps.geofenceIndexes,
+      });
+      // The location pipeline (contract §4): devices, ingestion, events, tracking sessions.
+      const pipeline = {
+        db: identity.db,
+        clock: deps.clock,
+        registry: deps.geofenceIndexes,
+        capabilities: deps.database.capabilities,
+      };
+      await api.register(deviceRoutes, pipeline);
+      await api.register(locationRoutes, pipeline);
+      await api.register(eventRoutes, pipeline);
+      await api.register(sessionRoutes, pipeline);
     },
     { prefix: API_PREFIX },
   );

@@ -3,8 +3,10 @@
  *   migrate                                   apply pending migrations
  *   create-user --email E --password P [--name N] [--workspace NAME] [--role owner|admin|member]
  *   create-api-key --email E [--workspace ID] --name N [--scopes a,b|*]
+ *   simulate --device NAME --track FILE.geojson|FILE.csv [--speed X] [--url BASE] [--api-key KEY]
  * Output is JSON on stdout so scripts can read it; errors go to stderr with exit code 1.
  */
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApiKey } from './auth/api-keys.service.ts';
 import { register } from './auth/auth.service.ts';
@@ -16,6 +18,8 @@ import { createDeps, type Deps } from './deps.ts';
 import { createLogger } from './logger.ts';
 import { DomainError } from './shared/errors.ts';
 import { uuidv7 } from './shared/ids.ts';
+import { simulate } from './simulator/simulate.ts';
+import { parseTrack, TrackFormatError } from './simulator/track-file.ts';
 import {
   findMembership,
   insertMember,
@@ -29,7 +33,10 @@ const USAGE = `Usage: node src/cli.ts <command> [options]
   create-user --email <email> --password <password> [--name <name>] [--workspace <name>] [--role owner|admin|member]
       Creates the user and, with --workspace, a workspace of that name where the user gets --role (default owner).
   create-api-key --email <owner-or-admin email> --name <key name> [--scopes <comma list or *>] [--workspace <workspace id>]
-      Prints the key once.`;
+      Prints the key once.
+  simulate --device <name> --track <file.geojson|file.csv> [--speed <factor>] [--url <base>] [--api-key <key>]
+      Replays a track through the API (device found or created by external id = name); prints each event.
+      --url defaults to PUBLIC_URL, --api-key to $GEOFENCE_API_KEY; --speed 10 replays ten times faster, 0 = no waiting.`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -107,6 +114,26 @@ async function createKey(deps: Deps, flags: Flags): Promise<unknown> {
   };
 }
 
+async function runSimulation(flags: Flags, publicUrl: string): Promise<number> {
+  const trackFile = need(flags, 'track');
+  const speed = flags.speed === undefined ? 1 : Number(flags.speed);
+  if (!Number.isFinite(speed) || speed < 0) throw new UsageError('--speed must be a number ≥ 0');
+  const apiKey = flags['api-key'] ?? process.env.GEOFENCE_API_KEY;
+  if (!apiKey) throw new UsageError('--api-key (or GEOFENCE_API_KEY) is required');
+  const points = parseTrack(trackFile, fs.readFileSync(trackFile, 'utf8'));
+  const result = await simulate({
+    baseUrl: flags.url ?? publicUrl,
+    apiKey,
+    device: need(flags, 'device'),
+    points,
+    speed: speed === 0 ? Number.POSITIVE_INFINITY : speed,
+  });
+  process.stderr.write(
+    `sent ${result.sent} locations for device ${result.deviceId}; ${result.events.length} events\n`,
+  );
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === 'help') {
@@ -122,11 +149,17 @@ async function main(argv: string[]): Promise<number> {
       workspace: { type: 'string' },
       role: { type: 'string' },
       scopes: { type: 'string' },
+      device: { type: 'string' },
+      track: { type: 'string' },
+      speed: { type: 'string' },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
     },
     strict: true,
   });
   const flags = values as Flags;
   const config = loadConfig();
+  if (command === 'simulate') return runSimulation(flags, config.publicUrl);
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
   const deps = await createDeps(config, { logger, skipMigrations: command === 'migrate' });
   try {
@@ -154,7 +187,12 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof UsageError || error instanceof DomainError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof UsageError ||
+      error instanceof DomainError ||
+      error instanceof TrackFormatError
+    ) {
       process.stderr.write(`${error.message}\n`);
     } else {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -35,6 +35,8 @@ export interface Config {
   metricsToken: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   locationRetentionDays: number;
+  /** How often a node re-reads a workspace's geofence version to notice other nodes' writes (ADR 007). */
+  geofenceIndexCheckMs: number;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: read('METRICS_TOKEN'),
     logLevel,
     locationRetentionDays: int('LOCATION_RETENTION_DAYS', 90, 1, 36_500),
+    geofenceIndexCheckMs: int('GEOFENCE_INDEX_CHECK_MS', 250, 0, 60_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

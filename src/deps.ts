@@ -7,12 +7,14 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Notifier } from './account/notifier.ts';
 import { Authenticator } from './auth/authenticator.ts';
+import { localInvalidationBus, redisInvalidationBus } from './auth/cache-invalidation.ts';
 import type { IdentityContext } from './auth/identity-context.ts';
 import { JwtTokens } from './auth/jwt-tokens.ts';
 import { OWASP_ARGON2ID, type PasswordHashParams } from './auth/passwords.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { GeofenceIndexRegistry } from './geofences/geofence-index-registry.ts';
 import { createRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
 import { createLogger } from './logger.ts';
 import { Mailer } from './mail/mailer.ts';
@@ -30,6 +32,8 @@ export interface Deps {
   mailer: Mailer;
   notifier: Notifier;
   identity: IdentityContext;
+  /** Per-workspace in-memory geofence indexes, shared by /geofences/contains and location ingestion. */
+  geofenceIndexes: GeofenceIndexRegistry;
   limiters: { login: RateLimiter; refresh: RateLimiter };
   /** Closes everything this root opened, in reverse order. */
   close(): Promise<void>;
@@ -67,7 +71,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const db = database.db;
   const mailer = new Mailer({ db, clock, logger, smtpUrl: config.smtpUrl });
   const tokens = new JwtTokens(jwtSecret, clock);
-  const authenticator = new Authenticator({ db, tokens, clock, logger });
+  const invalidations = redis ? redisInvalidationBus(redis, logger) : localInvalidationBus();
+  const authenticator = new Authenticator({ db, tokens, clock, logger, bus: invalidations });
   const identity: IdentityContext = {
     db,
     clock,
@@ -104,9 +109,11 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     mailer,
     notifier: new Notifier({ db, mailer, clock }),
     identity,
+    geofenceIndexes: new GeofenceIndexRegistry({ db, clock, checkIntervalMs: config.geofenceIndexCheckMs }),
     limiters,
     close: async () => {
       await mailer.close();
+      await invalidations.close();
       redis?.disconnect();
       await database.close();
     },

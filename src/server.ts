@@ -5,6 +5,7 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
+import { startBackgroundJobs } from './jobs/background-jobs.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   }
   const deps = await createDeps(config);
   const app = await buildApp(deps);
+  const jobs = startBackgroundJobs(deps);
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
     forced.unref();
     try {
       await app.close();
+      await jobs.stop();
       await deps.close();
       deps.logger.info('stopped');
       deps.logger.flush();

@@ -22,6 +22,14 @@ describe('configuration (contract §0)', () => {
     assert.equal(config.requireEmailVerification, false);
     assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
     assert.equal(config.locationRetentionDays, 90);
+    assert.equal(config.geofenceIndexCheckMs, 250);
+  });
+
+  test('GEOFENCE_INDEX_CHECK_MS: 0..60000 ms', () => {
+    assert.equal(loadConfig({ GEOFENCE_INDEX_CHECK_MS: '0' }).geofenceIndexCheckMs, 0);
+    assert.equal(loadConfig({ GEOFENCE_INDEX_CHECK_MS: '1000' }).geofenceIndexCheckMs, 1000);
+    assert.throws(() => loadConfig({ GEOFENCE_INDEX_CHECK_MS: '60001' }), /GEOFENCE_INDEX_CHECK_MS/);
+    assert.throws(() => loadConfig({ GEOFENCE_INDEX_CHECK_MS: 'soon' }), /GEOFENCE_INDEX_CHECK_MS/);
   });
 
   test('database URLs', () => {

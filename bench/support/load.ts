@@ -1,5 +1,6 @@
 /** Helpers shared by the HTTP benchmarks: child servers, autocannon runs, medians. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import autocannon from 'autocannon';
 
@@ -45,8 +46,26 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/**
+ * CPU time (user + system) a process has used, from /proc (Linux). CPU per request is far less
+ * sensitive than req/s to other work on a shared machine, so benches report both.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the full line)
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
 export interface LoadResult {
   rps: number;
+  /** Server CPU microseconds per request (when the server pid is known). */
+  cpuUsPerReq: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -60,9 +79,12 @@ export interface LoadRequest {
   headers?: Record<string, string>;
   connections?: number;
   seconds?: number;
+  /** The server process, to measure its CPU per request. */
+  serverPid?: number | undefined;
 }
 
 export async function load(request: LoadRequest): Promise<LoadResult> {
+  const cpuBefore = processCpuMs(request.serverPid);
   const result = await autocannon({
     url: request.url,
     method: request.method ?? 'GET',
@@ -71,8 +93,14 @@ export async function load(request: LoadRequest): Promise<LoadResult> {
     connections: request.connections ?? 64,
     duration: request.seconds ?? 5,
   });
+  const cpuAfter = processCpuMs(request.serverPid);
+  const cpuUsPerReq =
+    cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+      ? Math.round(((cpuAfter - cpuBefore) * 1000 * 10) / result.requests.total) / 10
+      : 0;
   return {
     rps: Math.round(result.requests.average),
+    cpuUsPerReq,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -89,6 +117,7 @@ export function median(values: number[]): number {
 export function summarize(runs: LoadResult[]): LoadResult {
   return {
     rps: median(runs.map((r) => r.rps)),
+    cpuUsPerReq: median(runs.map((r) => r.cpuUsPerReq)),
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),

@@ -217,6 +217,7 @@ export async function verifyEmail(ctx: IdentityContext, token: string): Promise<
   });
   if (!userId) throw new InvalidOneTimeTokenError('Verification token is invalid, used or expired');
   await markEmailVerified(ctx.db, userId, now);
+  ctx.authenticator.forgetUser(userId);
 }
 
 export async function resendVerification(ctx: IdentityContext, userId: string): Promise<void> {

@@ -10,6 +10,7 @@ import type { Clock } from '../shared/clock.ts';
 import { InvalidAuthTokenError } from '../shared/errors.ts';
 import type { WorkspaceRole } from '../workspaces/workspaces.tables.ts';
 import { type ApiKey, findApiKeyByHash } from './api-keys.repository.ts';
+import { type Invalidation, type InvalidationBus, localInvalidationBus } from './cache-invalidation.ts';
 import type { JwtTokens } from './jwt-tokens.ts';
 import type { Principal } from './principal.ts';
 import { expandScopes, scopesForRole } from './scopes.ts';
@@ -21,6 +22,11 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 interface SessionState {
   role: WorkspaceRole | null; // null: revoked, unknown, or no longer a member
+  checkedAt: number;
+}
+
+interface ProfileState {
+  value: unknown;
   checkedAt: number;
 }
 
@@ -38,16 +44,44 @@ export class Authenticator {
   private readonly sessions = new Map<string, SessionState>();
   private readonly apiKeys = new Map<string, ApiKeyState>();
   private readonly lastTouched = new Map<string, number>();
+  private readonly profiles = new Map<string, ProfileState>();
   private readonly db: Db;
   private readonly tokens: JwtTokens;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly bus: InvalidationBus;
 
-  constructor(deps: { db: Db; tokens: JwtTokens; clock: Clock; logger: Logger }) {
+  constructor(deps: { db: Db; tokens: JwtTokens; clock: Clock; logger: Logger; bus?: InvalidationBus }) {
     this.db = deps.db;
     this.tokens = deps.tokens;
     this.clock = deps.clock;
     this.logger = deps.logger;
+    this.bus = deps.bus ?? localInvalidationBus();
+    this.bus.subscribe((message) => this.apply(message));
+  }
+
+  /** Drops local cache entries; `forget*` below also tell the other nodes. */
+  private apply(message: Invalidation): void {
+    switch (message.kind) {
+      case 'session':
+        this.sessions.delete(message.id);
+        break;
+      case 'user':
+        this.profiles.delete(message.id);
+        break;
+      case 'all_sessions':
+        this.sessions.clear();
+        this.profiles.clear();
+        break;
+      case 'api_keys':
+        this.apiKeys.clear();
+        break;
+    }
+  }
+
+  private forget(message: Invalidation): void {
+    this.apply(message);
+    this.bus.publish(message);
   }
 
   /** undefined when the request carries no credentials at all. */
@@ -142,16 +176,35 @@ export class Authenticator {
       .catch((error: unknown) => this.logger.warn({ err: error, apiKeyId }, 'could not record API key use'));
   }
 
-  forgetSession(sessionId: string): void {
-    this.sessions.delete(sessionId);
+  /**
+   * A user's profile and memberships as `/auth/me` shows them, read through the same short cache as
+   * sessions (a signed-in client polls it often). Every change to them clears the entry on this node.
+   */
+  async profile<T>(userId: string, load: () => Promise<T>): Promise<T> {
+    const now = this.clock.now().getTime();
+    const cached = this.profiles.get(userId);
+    if (cached && now - cached.checkedAt < CACHE_TTL_MS) return cached.value as T;
+    const value = await load();
+    if (this.profiles.size >= CACHE_LIMIT) this.profiles.clear();
+    this.profiles.set(userId, { value, checkedAt: now });
+    return value;
   }
 
-  /** After membership or role changes, sessions must be re-read. */
+  /** After a change to one user's profile or memberships. */
+  forgetUser(userId: string): void {
+    this.forget({ kind: 'user', id: userId });
+  }
+
+  forgetSession(sessionId: string): void {
+    this.forget({ kind: 'session', id: sessionId });
+  }
+
+  /** After membership, role or workspace changes, sessions and profiles must be re-read. */
   forgetAllSessions(): void {
-    this.sessions.clear();
+    this.forget({ kind: 'all_sessions' });
   }
 
   forgetApiKeys(): void {
-    this.apiKeys.clear();
+    this.forget({ kind: 'api_keys' });
   }
 }

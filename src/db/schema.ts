@@ -1,7 +1,13 @@
 /** The whole database as Kysely sees it; each domain declares its own tables. */
 import type { AccountSettingsTable, NotificationsTable } from '../account/account.tables.ts';
 import type { ApiKeysTable, AuthSessionsTable, OneTimeTokensTable, UsersTable } from '../auth/auth.tables.ts';
+import type { DevicesTable } from '../devices/devices.tables.ts';
+import type { EventOutboxTable, GeofenceEventsTable } from '../events/events.tables.ts';
+import type { GeofencesTable, GeofenceVersionsTable } from '../geofences/geofences.tables.ts';
+import type { LocationsTable } from '../locations/locations.tables.ts';
 import type { EmailOutboxTable } from '../mail/mail.tables.ts';
+import type { TrackingSessionsTable } from '../tracking/tracking.tables.ts';
+import type { UsageCountersTable } from '../usage/usage.tables.ts';
 import type {
   InvitationsTable,
   WorkspaceMembersTable,
@@ -19,4 +25,12 @@ export interface DatabaseSchema {
   account_settings: AccountSettingsTable;
   notifications: NotificationsTable;
   email_outbox: EmailOutboxTable;
+  geofences: GeofencesTable;
+  geofence_versions: GeofenceVersionsTable;
+  devices: DevicesTable;
+  locations: LocationsTable;
+  geofence_events: GeofenceEventsTable;
+  event_outbox: EventOutboxTable;
+  tracking_sessions: TrackingSessionsTable;
+  usage_counters: UsageCountersTable;
 }

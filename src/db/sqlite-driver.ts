@@ -19,10 +19,12 @@ import {
 const STATEMENT_CACHE_SIZE = 500;
 
 function toSqliteValue(value: unknown): SQLInputValue {
+  // The common cases first: bulk inserts bind tens of thousands of values per statement.
+  if (typeof value === 'string' || typeof value === 'number') return value;
   if (value === undefined || value === null) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return value;
+  if (typeof value === 'bigint') return value;
   if (value instanceof Uint8Array) return value;
   // Objects reach here only by mistake: JSON columns are serialised by the storage modules.
   return JSON.stringify(value);
@@ -55,6 +57,12 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.raw.exec('PRAGMA busy_timeout = 5000');
     this.raw.exec('PRAGMA foreign_keys = ON');
     this.raw.exec('PRAGMA synchronous = NORMAL');
+    // Location ingestion rewrites pages all over the devices table and the locations indexes:
+    // a 64 MiB page cache (default 2 MiB) keeps them in memory, and checkpointing every ~40 MiB of
+    // WAL (default ~4 MiB, i.e. after nearly every 1,000-location batch) lets a page rewritten by
+    // many commits be copied back once (measured: median batch 40 → 29 ms).
+    this.raw.exec('PRAGMA cache_size = -65536');
+    this.raw.exec('PRAGMA wal_autocheckpoint = 10000');
   }
   prepare(sql: string): SqliteStatement {
     let statement = this.statements.get(sql);

@@ -4,6 +4,9 @@ import { checkPolygonTopology } from './ring-topology.ts';
 import type { GeometryInvalid, GeometryValidation, Position } from './types.ts';
 import { type ParsedGeometry, parseGeometrySchema } from './validate-schema.ts';
 
+/** Contract §3: "radius <metres, 1..100000>"; a sub-metre circle is below GPS precision anyway. */
+const MIN_RADIUS_M = 1;
+
 /**
  * Validate an untrusted geometry (contract §3): schema checks (→ 422), then geometric checks in this
  * order, each over all rings before the next: unsupported type, unclosed ring, too few positions (after
@@ -65,10 +68,10 @@ function validateParsed(value: ParsedGeometry): GeometryValidation {
         center,
       );
     }
-    if (!(radius > 0 && radius <= MAX_RADIUS_M)) {
+    if (!(radius >= MIN_RADIUS_M && radius <= MAX_RADIUS_M)) {
       return invalid(
         'invalid_radius',
-        `radius must be > 0 and ≤ ${MAX_RADIUS_M} metres, got ${radius}`,
+        `radius must be within ${MIN_RADIUS_M}..${MAX_RADIUS_M} metres, got ${radius}`,
         center,
       );
     }

@@ -11,7 +11,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the callable is `.default`.
 const addFormats = addFormatsModule.default;
 
-function createAjv(coerceTypes: boolean | 'array'): Ajv {
+export function createAjv(coerceTypes: boolean | 'array'): Ajv {
   const ajv = new Ajv({
     coerceTypes,
     useDefaults: true,

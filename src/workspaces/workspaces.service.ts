@@ -79,6 +79,7 @@ export async function createWorkspace(
     await insertWorkspace(trx, { id, name, now });
     await insertMember(trx, { workspaceId: id, userId, role: 'owner', now });
   });
+  ctx.authenticator.forgetUser(userId);
   const membership = await findMembership(ctx.db, userId, id);
   if (!membership) throw new Error('created workspace vanished');
   return membership;
@@ -100,6 +101,7 @@ export async function patchWorkspace(
 ): Promise<Workspace> {
   await ownWorkspace(ctx, principal, workspaceId);
   await updateWorkspace(ctx.db, workspaceId, { ...patch, now: ctx.clock.now() });
+  ctx.authenticator.forgetAllSessions(); // names and settings show in every member's profile
   return ownWorkspace(ctx, principal, workspaceId);
 }
 
@@ -147,6 +149,7 @@ export async function addMember(
     if (await findMember(ctx.db, workspaceId, user.id))
       throw new DuplicateResourceError('This user is already a member');
     await insertMember(ctx.db, { workspaceId, userId: user.id, role: input.role, now });
+    ctx.authenticator.forgetUser(user.id);
     const member = await findMember(ctx.db, workspaceId, user.id);
     if (!member) throw new Error('added member vanished');
     return { kind: 'member', member };
@@ -187,6 +190,7 @@ export async function acceptWorkspaceInvitation(
     }
     return accepted;
   });
+  ctx.authenticator.forgetUser(userId);
   const membership = await findMembership(ctx.db, userId, invitation.workspaceId);
   if (!membership) throw new NotFoundError('Workspace');
   return membership;

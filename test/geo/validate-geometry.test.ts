@@ -322,9 +322,16 @@ describe('validateGeometry: geometric errors (400 INVALID_GEOMETRY)', () => {
       validateGeometry({ type: 'Circle', coordinates: [13, 52], radius: 100_000.001 }),
       'invalid_radius',
     ));
-  test('radius 100 000 and 0.5 are accepted (0 < r ≤ 100 000)', () => {
+  test('radius below 1 m → invalid_radius (contract: 1..100 000)', () => {
+    expectReason(validateGeometry({ type: 'Circle', coordinates: [13, 52], radius: 0.5 }), 'invalid_radius');
+    expectReason(
+      validateGeometry({ type: 'Circle', coordinates: [13, 52], radius: 0.999 }),
+      'invalid_radius',
+    );
+  });
+  test('radius 1 and 100 000 are accepted (1 ≤ r ≤ 100 000)', () => {
+    expectOk(validateGeometry({ type: 'Circle', coordinates: [13, 52], radius: 1 }));
     expectOk(validateGeometry({ type: 'Circle', coordinates: [13, 52], radius: 100_000 }));
-    expectOk(validateGeometry({ type: 'Circle', coordinates: [13, 52], radius: 0.5 }));
   });
   test('circle centre out of range → coordinate_out_of_range (before the radius)', () =>
     expectReason(

@@ -9,7 +9,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
-import { createTestDatabase } from './database.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdefghijklmnop';
 export const TEST_ENCRYPTION_KEY = 'test-encryption-key-0123456789abcdefghijk';
@@ -19,6 +19,8 @@ export interface TestApp {
   deps: Deps;
   clock: ManualClock;
   logs: Array<Record<string, unknown>>;
+  /** The database this app runs on; pass it to another `startTestApp` for a second node. */
+  database: TestDatabase;
   close(): Promise<void>;
 }
 
@@ -28,10 +30,16 @@ export interface TestAppOptions {
   overrides?: Omit<DepsOverrides, 'clock' | 'logger' | 'database'>;
   /** Add routes (e.g. one that throws) before the app is made ready. */
   beforeReady?: (app: FastifyInstance) => void;
+  /**
+   * Run on this existing database (e.g. another app's, to simulate a second node) instead of a
+   * fresh one; the caller keeps ownership, so `close()` does not drop it.
+   */
+  database?: TestDatabase;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const ownsDatabase = options.database === undefined;
+  const database = options.database ?? (await createTestDatabase());
   const clock = options.clock ?? new ManualClock('2026-03-10T12:00:00.000Z');
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
@@ -62,10 +70,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     deps,
     clock,
     logs,
+    database,
     close: async () => {
       await app.close();
       await deps.close();
-      await database.drop();
+      if (ownsDatabase) await database.drop();
     },
   };
 }

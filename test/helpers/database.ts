@@ -4,6 +4,9 @@
  * TEST_DATABASE_URL names (default SQLite); CI runs it once for each.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'sqlite::memory:';
@@ -36,6 +39,22 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       } finally {
         await dropper.end();
       }
+    },
+  };
+}
+
+/**
+ * A database that several apps can open at once, like nodes of one deployment: a PostgreSQL schema
+ * as above, or on SQLite a temporary file (an in-memory database lives inside one connection).
+ */
+export async function createSharedTestDatabase(): Promise<TestDatabase> {
+  if (IS_POSTGRES) return createTestDatabase();
+  const file = path.join(os.tmpdir(), `geofence-test-${randomBytes(6).toString('hex')}.db`);
+  return {
+    url: `sqlite:${file}`,
+    schema: undefined,
+    drop: async () => {
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
     },
   };
 }

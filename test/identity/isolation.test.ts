@@ -37,6 +37,12 @@ interface NotificationOut {
   id: string;
   read: boolean;
 }
+interface GeofenceOut {
+  id: string;
+  name: string;
+  enabled: boolean;
+  geometry: unknown;
+}
 
 const DELETE_LAST = (a: ApiOperation, b: ApiOperation) =>
   Number(a.method === 'DELETE') - Number(b.method === 'DELETE') || a.label.localeCompare(b.label);
@@ -50,6 +56,11 @@ describe('tenant isolation: every route with an id answers 404 for another works
   let bMember: RegisteredUser;
   let bKey: CreatedApiKey;
   let bNotification: NotificationOut;
+  let bGeofence: GeofenceOut;
+  /** B's device with one location (inside B's geofence: one event) and an active session. */
+  let bDevice: { id: string; name: string };
+  let bSession: { id: string; status: string };
+  let bEvent: { id: string };
   /** Path-parameter name → an id that exists in workspace B (or belongs to B's people). */
   let bIds: Record<string, string>;
 
@@ -76,11 +87,41 @@ describe('tenant isolation: every route with an id answers 404 for another works
     const first = notifications.results[0];
     assert.ok(first, 'creating B’s key gave B’s owner a notification');
     bNotification = first;
+    bGeofence = expectStatus<GeofenceOut>(
+      await call(t, '/geofences', {
+        token: b.tokens.access_token,
+        body: { name: 'B fence', geometry: { type: 'Circle', coordinates: [13.4, 52.5], radius: 500 } },
+      }),
+      201,
+      'B creates a geofence',
+    );
+    const bToken = { token: b.tokens.access_token };
+    bDevice = expectStatus(
+      await call(t, '/devices', { ...bToken, body: { name: 'B device' } }),
+      201,
+      'B creates a device',
+    );
+    const located = expectStatus<{ events: Array<{ id: string }> }>(
+      await call(t, `/devices/${bDevice.id}/locations`, { ...bToken, body: { coordinates: [13.4, 52.5] } }),
+      201,
+      'B records a location',
+    );
+    assert.ok(located.events[0], 'B’s location entered B’s geofence');
+    bEvent = located.events[0];
+    bSession = expectStatus(
+      await call(t, `/devices/${bDevice.id}/sessions`, { ...bToken, body: {} }),
+      201,
+      'B starts a session',
+    );
     bIds = {
       workspace_id: b.workspace.id,
       user_id: bMember.user.id,
       api_key_id: bKey.id,
       notification_id: bNotification.id,
+      geofence_id: bGeofence.id,
+      device_id: bDevice.id,
+      session_id: bSession.id,
+      event_id: bEvent.id,
     };
   });
   after(async () => t?.close());
@@ -113,6 +154,9 @@ describe('tenant isolation: every route with an id answers 404 for another works
       'PATCH /api/v1/workspaces/{workspace_id}/members/{user_id}',
       'DELETE /api/v1/account/api-keys/{api_key_id}',
       'POST /api/v1/account/notifications/{notification_id}/read',
+      'GET /api/v1/geofences/{geofence_id}',
+      'PATCH /api/v1/geofences/{geofence_id}',
+      'DELETE /api/v1/geofences/{geofence_id}',
     ]) {
       assert.ok(labels.includes(known), `the document lists ${known}`);
     }
@@ -182,5 +226,39 @@ describe('tenant isolation: every route with an id answers 404 for another works
     );
     assert.equal(notifications.results.find((n) => n.id === bNotification.id)?.read, false, 'still unread');
     assert.equal((await call(t, '/auth/me', { token })).statusCode, 200, 'B owner still signed in');
+    const geofence = expectStatus<GeofenceOut>(await call(t, `/geofences/${bGeofence.id}`, { token }), 200);
+    assert.deepEqual(geofence, bGeofence, 'B’s geofence unchanged');
+    // A never sees B's geofence, neither listed nor by location.
+    const aToken = a.tokens.access_token;
+    const aList = expectStatus<Page<GeofenceOut>>(await call(t, '/geofences', { token: aToken }), 200);
+    assert.ok(!aList.results.some((g) => g.id === bGeofence.id), 'not in A’s list');
+    const aContains = expectStatus<Page<GeofenceOut>>(
+      await call(t, '/geofences/contains', { apiKey: aKey.key, query: { lng: '13.4', lat: '52.5' } }),
+      200,
+    );
+    assert.ok(!aContains.results.some((g) => g.id === bGeofence.id), 'not in A’s contains');
+    const bContains = expectStatus<Page<GeofenceOut>>(
+      await call(t, '/geofences/contains', { token, query: { lng: '13.4', lat: '52.5' } }),
+      200,
+    );
+    assert.deepEqual(
+      bContains.results.map((g) => g.id),
+      [bGeofence.id],
+      'still in B’s contains',
+    );
+    // B's device, its session and its event are untouched; A's location posts stored nothing.
+    const device = expectStatus<{ name: string }>(await call(t, `/devices/${bDevice.id}`, { token }), 200);
+    assert.equal(device.name, 'B device');
+    const session = expectStatus<{ status: string }>(
+      await call(t, `/sessions/${bSession.id}`, { token }),
+      200,
+    );
+    assert.equal(session.status, 'active');
+    expectStatus(await call(t, `/events/${bEvent.id}`, { token }), 200, 'B’s event');
+    const locations = expectStatus<Page<unknown>>(
+      await call(t, `/devices/${bDevice.id}/locations`, { token }),
+      200,
+    );
+    assert.equal(locations.pagination.total, 1, 'only B’s own location');
   });
 });

@@ -1,0 +1,273 @@
+/** SQL for devices; every query is scoped by workspace. */
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
+import type { Executor } from '../db/transaction.ts';
+
+export interface LastLocation {
+  point: { type: 'Point'; coordinates: [number, number] };
+  timestamp: string;
+  accuracy: number | null;
+}
+
+export interface Device {
+  id: string;
+  workspaceId: string;
+  name: string;
+  externalId: string | null;
+  userId: string | null;
+  metadata: Record<string, unknown>;
+  lastLocation: LastLocation | null;
+  lastSeenAt: Date | null;
+  lastEvaluatedAt: Date | null;
+  insideGeofenceIds: string[];
+  activeSessionId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface DeviceFilters {
+  externalId?: string | undefined;
+  /** Case-insensitive substring of the name or the external id. */
+  q?: string | undefined;
+}
+
+const COLUMNS = [
+  'id',
+  'workspace_id',
+  'name',
+  'external_id',
+  'user_id',
+  'metadata',
+  'last_location',
+  'last_seen_at',
+  'last_evaluated_at',
+  'inside_geofence_ids',
+  'active_session_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+type DeviceRow = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  external_id: string | null;
+  user_id: string | null;
+  metadata: unknown;
+  last_location: unknown;
+  last_seen_at: Date | string | null;
+  last_evaluated_at: Date | string | null;
+  inside_geofence_ids: unknown;
+  active_session_id: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+};
+
+function toDevice(row: DeviceRow): Device {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    externalId: row.external_id,
+    userId: row.user_id,
+    metadata: fromJson<Record<string, unknown>>(row.metadata),
+    lastLocation: row.last_location === null ? null : fromJson<LastLocation>(row.last_location),
+    lastSeenAt: toDateOrNull(row.last_seen_at),
+    lastEvaluatedAt: toDateOrNull(row.last_evaluated_at),
+    insideGeofenceIds: fromJson<string[]>(row.inside_geofence_ids),
+    activeSessionId: row.active_session_id,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+export function newDevice(
+  id: string,
+  workspaceId: string,
+  fields: {
+    name: string;
+    externalId: string | null;
+    userId: string | null;
+    metadata: Record<string, unknown>;
+  },
+  now: Date,
+): Device {
+  return {
+    id,
+    workspaceId,
+    ...fields,
+    lastLocation: null,
+    lastSeenAt: null,
+    lastEvaluatedAt: null,
+    insideGeofenceIds: [],
+    activeSessionId: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+function insertValues(d: Device) {
+  return {
+    id: d.id,
+    workspace_id: d.workspaceId,
+    name: d.name,
+    external_id: d.externalId,
+    user_id: d.userId,
+    metadata: json(d.metadata),
+    last_location: d.lastLocation === null ? null : json(d.lastLocation),
+    last_seen_at: d.lastSeenAt,
+    last_evaluated_at: d.lastEvaluatedAt,
+    inside_geofence_ids: json(d.insideGeofenceIds),
+    active_session_id: d.activeSessionId,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+export async function insertDevice(db: Executor, device: Device): Promise<void> {
+  await db.insertInto('devices').values(insertValues(device)).execute();
+}
+
+/**
+ * Inserts devices whose external id is not taken yet; existing ones are left alone (a concurrent
+ * batch may create the same device: both then use the one that won).
+ */
+export async function insertDevicesIfAbsent(db: Executor, devices: readonly Device[]): Promise<void> {
+  if (devices.length === 0) return;
+  await db
+    .insertInto('devices')
+    .values(devices.map(insertValues))
+    .onConflict((oc) => oc.columns(['workspace_id', 'external_id']).doNothing())
+    .execute();
+}
+
+export async function findDevice(db: Executor, workspaceId: string, id: string): Promise<Device | undefined> {
+  const row = await db
+    .selectFrom('devices')
+    .select(COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toDevice(row) : undefined;
+}
+
+export async function findIdByExternalId(
+  db: Executor,
+  workspaceId: string,
+  externalId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('devices')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** external id → device id for those of `externalIds` that exist. */
+export async function idsByExternalIds(
+  db: Executor,
+  workspaceId: string,
+  externalIds: readonly string[],
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (externalIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('devices')
+    .select(['id', 'external_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('external_id', 'in', externalIds)
+    .execute();
+  for (const row of rows) if (row.external_id !== null) out.set(row.external_id, row.id);
+  return out;
+}
+
+/** LIKE pattern for a literal substring: `!` escapes the wildcards and itself. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+function filterConditions(
+  eb: ExpressionBuilder<DatabaseSchema, 'devices'>,
+  workspaceId: string,
+  filters: DeviceFilters,
+): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [eb('workspace_id', '=', workspaceId)];
+  if (filters.externalId !== undefined) conditions.push(eb('external_id', '=', filters.externalId));
+  if (filters.q !== undefined) {
+    const pattern = containsPattern(filters.q);
+    conditions.push(
+      eb.or([
+        sql<SqlBool>`lower(${eb.ref('name')}) like ${pattern} escape '!'`,
+        sql<SqlBool>`lower(${eb.ref('external_id')}) like ${pattern} escape '!'`,
+      ]),
+    );
+  }
+  return eb.and(conditions);
+}
+
+export async function listDevices(
+  db: Executor,
+  workspaceId: string,
+  filters: DeviceFilters,
+  offset: number,
+  limit: number,
+): Promise<{ devices: Device[]; total: number }> {
+  const rows = await db
+    .selectFrom('devices')
+    .select(COLUMNS)
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+  const count = await db
+    .selectFrom('devices')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .executeTakeFirstOrThrow();
+  return { devices: rows.map(toDevice), total: Number(count.n) };
+}
+
+export interface DeviceChanges {
+  name?: string | undefined;
+  externalId?: string | null | undefined;
+  userId?: string | null | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** Applies the given fields only; the device as it is now, or undefined when absent. */
+export async function updateDevice(
+  db: Executor,
+  workspaceId: string,
+  id: string,
+  changes: DeviceChanges,
+  now: Date,
+): Promise<Device | undefined> {
+  const row = await db
+    .updateTable('devices')
+    .set({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.externalId !== undefined ? { external_id: changes.externalId } : {}),
+      ...(changes.userId !== undefined ? { user_id: changes.userId } : {}),
+      ...(changes.metadata !== undefined ? { metadata: json(changes.metadata) } : {}),
+      updated_at: now,
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+  return row ? toDevice(row) : undefined;
+}
+
+export async function deleteDevice(db: Executor, workspaceId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('devices')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

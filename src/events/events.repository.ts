@@ -1,0 +1,249 @@
+/** SQL for geofence events and their outbox rows; every query is scoped by workspace. */
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { type BulkColumn, chunks, insertRows, residualEquals } from '../db/bulk.ts';
+import { fromJson, json, toDate } from '../db/columns.ts';
+import type { DialectCapabilities } from '../db/database.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
+import type { Executor } from '../db/transaction.ts';
+import { uuidv7 } from '../shared/ids.ts';
+import type { EventType } from './events.tables.ts';
+
+export interface GeofenceEvent {
+  id: string;
+  workspaceId: string;
+  eventId: string;
+  eventType: EventType;
+  deviceId: string;
+  userId: string;
+  geofenceId: string;
+  geofenceName: string;
+  lng: number;
+  lat: number;
+  locationId: string;
+  sessionId: string | null;
+  occurredAt: Date;
+  createdAt: Date;
+  metadata: { geofence_metadata: Record<string, unknown>; event_metadata: Record<string, unknown> };
+}
+
+export interface EventFilters {
+  deviceId?: string | undefined;
+  geofenceId?: string | undefined;
+  eventType?: EventType | undefined;
+  /** Inclusive bounds on `occurred_at`. */
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+const COLUMNS = [
+  'id',
+  'workspace_id',
+  'event_id',
+  'event_type',
+  'device_id',
+  'user_id',
+  'geofence_id',
+  'geofence_name',
+  'lng',
+  'lat',
+  'location_id',
+  'session_id',
+  'occurred_at',
+  'created_at',
+  'metadata',
+] as const;
+
+type EventRow = {
+  id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: EventType;
+  device_id: string;
+  user_id: string;
+  geofence_id: string;
+  geofence_name: string;
+  lng: number;
+  lat: number;
+  location_id: string;
+  session_id: string | null;
+  occurred_at: Date | string;
+  created_at: Date | string;
+  metadata: unknown;
+};
+
+function toEvent(row: EventRow): GeofenceEvent {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    deviceId: row.device_id,
+    userId: row.user_id,
+    geofenceId: row.geofence_id,
+    geofenceName: row.geofence_name,
+    lng: row.lng,
+    lat: row.lat,
+    locationId: row.location_id,
+    sessionId: row.session_id,
+    occurredAt: toDate(row.occurred_at),
+    createdAt: toDate(row.created_at),
+    metadata: fromJson<GeofenceEvent['metadata']>(row.metadata),
+  };
+}
+
+const INSERT_COLUMNS: readonly BulkColumn[] = [
+  { name: 'id', type: 'text' },
+  { name: 'workspace_id', type: 'text' },
+  { name: 'event_id', type: 'text' },
+  { name: 'event_type', type: 'text' },
+  { name: 'device_id', type: 'text' },
+  { name: 'user_id', type: 'text' },
+  { name: 'geofence_id', type: 'text' },
+  { name: 'geofence_name', type: 'text' },
+  { name: 'lng', type: 'double' },
+  { name: 'lat', type: 'double' },
+  { name: 'location_id', type: 'text' },
+  { name: 'session_id', type: 'text' },
+  { name: 'occurred_at', type: 'timestamp' },
+  { name: 'created_at', type: 'timestamp' },
+  { name: 'metadata', type: 'json' },
+];
+
+/**
+ * Inserts the events and one outbox row each (ADR 008). Callers run this inside the transaction
+ * that stores the locations, so an event never exists without its outbox row.
+ */
+export async function insertEventsWithOutbox(
+  db: Executor,
+  capabilities: DialectCapabilities,
+  events: readonly GeofenceEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await insertRows(
+    db,
+    capabilities,
+    'geofence_events',
+    INSERT_COLUMNS,
+    events.map((e) => [
+      e.id,
+      e.workspaceId,
+      e.eventId,
+      e.eventType,
+      e.deviceId,
+      e.userId,
+      e.geofenceId,
+      e.geofenceName,
+      e.lng,
+      e.lat,
+      e.locationId,
+      e.sessionId,
+      e.occurredAt,
+      e.createdAt,
+      json(e.metadata),
+    ]),
+  );
+  await insertRows(
+    db,
+    capabilities,
+    'event_outbox',
+    [
+      { name: 'id', type: 'text' },
+      { name: 'workspace_id', type: 'text' },
+      { name: 'event_row_id', type: 'text' },
+      { name: 'created_at', type: 'timestamp' },
+      { name: 'dispatched_at', type: 'timestamp' },
+    ],
+    events.map((e) => [uuidv7(), e.workspaceId, e.id, e.createdAt, null]),
+  );
+}
+
+export async function findEvent(
+  db: Executor,
+  workspaceId: string,
+  id: string,
+): Promise<GeofenceEvent | undefined> {
+  const row = await db
+    .selectFrom('geofence_events')
+    .select(COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toEvent(row) : undefined;
+}
+
+function filterConditions(
+  eb: ExpressionBuilder<DatabaseSchema, 'geofence_events'>,
+  workspaceId: string,
+  filters: EventFilters,
+): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [eb('workspace_id', '=', workspaceId)];
+  if (filters.deviceId !== undefined) conditions.push(eb('device_id', '=', filters.deviceId));
+  if (filters.geofenceId !== undefined) conditions.push(eb('geofence_id', '=', filters.geofenceId));
+  if (filters.eventType !== undefined) conditions.push(eb('event_type', '=', filters.eventType));
+  if (filters.from !== undefined) conditions.push(eb('occurred_at', '>=', filters.from));
+  if (filters.to !== undefined) conditions.push(eb('occurred_at', '<=', filters.to));
+  return eb.and(conditions);
+}
+
+/**
+ * A page of events, newest first. Events of one location share `occurred_at`; the row id (UUIDv7,
+ * monotonic in insertion order) breaks the tie so the page is the exact reverse of processing order.
+ */
+export async function listEvents(
+  db: Executor,
+  workspaceId: string,
+  filters: EventFilters,
+  offset: number,
+  limit: number,
+): Promise<{ events: GeofenceEvent[]; total: number }> {
+  const rows = await db
+    .selectFrom('geofence_events')
+    .select(COLUMNS)
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .orderBy('occurred_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+  const count = await db
+    .selectFrom('geofence_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .executeTakeFirstOrThrow();
+  return { events: rows.map(toEvent), total: Number(count.n) };
+}
+
+/** What an event copies from its geofence. */
+export interface EventGeofence {
+  name: string;
+  metadata: Record<string, unknown>;
+}
+
+const IN_CHUNK = 500;
+
+/**
+ * Name and metadata of those of `ids` that are enabled geofences of the workspace now. The index
+ * proposes transitions; the database is the truth for whether the geofence still exists (a delete
+ * on another node reaches this node's index only within its check interval). Reads the geofences
+ * table, which belongs to the geofences module, because events freeze a copy of these two fields.
+ */
+export async function loadEventGeofences(
+  db: Executor,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<Map<string, EventGeofence>> {
+  const out = new Map<string, EventGeofence>();
+  for (const part of chunks(ids, IN_CHUNK)) {
+    const rows = await db
+      .selectFrom('geofences')
+      .select(['id', 'name', 'metadata'])
+      .where('id', 'in', part)
+      .where(residualEquals('workspace_id', workspaceId))
+      .where('enabled', '=', true)
+      .execute();
+    for (const row of rows) {
+      out.set(row.id, { name: row.name, metadata: fromJson<Record<string, unknown>>(row.metadata) });
+    }
+  }
+  return out;
+}

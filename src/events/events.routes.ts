@@ -1,0 +1,61 @@
+/** /events (contract §4.3): the workspace's geofence events, filtered, newest first. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../auth/route-auth.ts';
+import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import { EventParams, EventSchema, eventOut, ListEventsQuery } from './events.schemas.ts';
+import * as events from './events.service.ts';
+
+const tags = ['events'];
+const read = { auth: { scope: 'events:read' as const } };
+
+export async function eventRoutes(fastify: FastifyInstance, ctx: events.EventsContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/events',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Geofence events, newest first',
+        description:
+          'Ordered by `occurred_at` (the location timestamp), newest first; `from`/`to` are inclusive.',
+        querystring: ListEventsQuery,
+        response: { 200: ListOf(EventSchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => {
+      const { offset = 0, limit = 50, device_id, geofence_id, event_type, from, to } = request.query;
+      const result = await events.listEvents(
+        ctx,
+        principalOf(request).workspaceId,
+        {
+          deviceId: device_id,
+          geofenceId: geofence_id,
+          eventType: event_type,
+          from: from === undefined ? undefined : new Date(from),
+          to: to === undefined ? undefined : new Date(to),
+        },
+        offset,
+        limit,
+      );
+      return page(result.events.map(eventOut), result.total, offset, limit);
+    },
+  );
+
+  app.get(
+    '/events/:event_id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One geofence event (by its record id)',
+        params: EventParams,
+        response: { 200: EventSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) =>
+      eventOut(await events.getEvent(ctx, principalOf(request).workspaceId, request.params.event_id)),
+  );
+}

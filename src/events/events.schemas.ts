@@ -1,0 +1,59 @@
+/** Request and response schemas of /events (contract §4.3), and the record's JSON form. */
+import { Type } from 'typebox';
+import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import { PointSchema, pointOf } from '../locations/point.ts';
+import type { GeofenceEvent } from './events.repository.ts';
+
+export const EventSchema = Type.Object({
+  id: Id,
+  event_id: Type.String({
+    description:
+      '`<geofence_id>_<enter|exit>_<epoch_seconds of the location timestamp>` (seed §6.3); `data.event_id` ' +
+      'of webhook payloads. Not unique across devices: address an event by `id`.',
+  }),
+  event_type: StringEnum(['enter', 'exit']),
+  event: StringEnum(['geofence.enter', 'geofence.exit']),
+  device_id: Id,
+  user_id: Type.String({ description: "The device's user_id, or the device id when it has none" }),
+  geofence_id: Id,
+  geofence_name: Type.String({ description: 'The name when the event happened' }),
+  point: PointSchema,
+  location_id: Id,
+  session_id: Nullable(Id),
+  occurred_at: Type.String({ format: 'date-time', description: "The location's timestamp" }),
+  created_at: Timestamp,
+  metadata: Type.Object({
+    geofence_metadata: FreeObject,
+    event_metadata: Type.Record(Type.String(), Type.Unknown(), { description: "The location's metadata" }),
+  }),
+});
+
+export const EventParams = Type.Object({ event_id: Type.String({ description: 'The event record id' }) });
+
+export const ListEventsQuery = Type.Object({
+  ...PaginationQuery.properties,
+  device_id: Type.Optional(Type.String()),
+  geofence_id: Type.Optional(Type.String()),
+  event_type: Type.Optional(StringEnum(['enter', 'exit'])),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'occurred_at ≥ from' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'occurred_at ≤ to' })),
+});
+
+export function eventOut(e: GeofenceEvent) {
+  return {
+    id: e.id,
+    event_id: e.eventId,
+    event_type: e.eventType,
+    event: `geofence.${e.eventType}` as const,
+    device_id: e.deviceId,
+    user_id: e.userId,
+    geofence_id: e.geofenceId,
+    geofence_name: e.geofenceName,
+    point: pointOf(e.lng, e.lat),
+    location_id: e.locationId,
+    session_id: e.sessionId,
+    occurred_at: e.occurredAt.toISOString(),
+    created_at: e.createdAt.toISOString(),
+    metadata: e.metadata,
+  };
+}

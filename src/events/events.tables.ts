@@ -1,0 +1,33 @@
+import type { JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
+
+export type EventType = 'enter' | 'exit';
+
+export interface GeofenceEventsTable {
+  id: string;
+  workspace_id: string;
+  /** Seed §6.3 form `<geofence_id>_<enter|exit>_<epoch_seconds>`. */
+  event_id: string;
+  event_type: EventType;
+  device_id: string;
+  /** The device's user_id, or the device id when it has none (contract §4.1). */
+  user_id: string;
+  geofence_id: string;
+  geofence_name: string;
+  lng: number;
+  lat: number;
+  location_id: string;
+  session_id: string | null;
+  occurred_at: TimestampColumn;
+  created_at: TimestampColumn;
+  /** `{geofence_metadata, event_metadata}` as they were when the event happened. */
+  metadata: JsonColumn;
+}
+
+/** The transactional outbox (ADR 008): one row per event, claimed by the dispatcher. */
+export interface EventOutboxTable {
+  id: string;
+  workspace_id: string;
+  event_row_id: string;
+  created_at: TimestampColumn;
+  dispatched_at: NullableTimestampColumn;
+}

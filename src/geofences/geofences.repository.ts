@@ -1,0 +1,313 @@
+/** SQL for geofences and their index change counter; every query is scoped by workspace. */
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { fromJson, json, toBool, toDate } from '../db/columns.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
+import type { Executor } from '../db/transaction.ts';
+import type { Bbox, FenceGeometry, GeofenceEntry } from '../geo/index.ts';
+
+export interface Geofence {
+  id: string;
+  workspaceId: string;
+  name: string;
+  description: string | null;
+  externalId: string | null;
+  geometry: FenceGeometry;
+  metadata: Record<string, unknown>;
+  enabled: boolean;
+  bbox: Bbox;
+  vertexCount: number;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface GeofenceFilters {
+  enabled?: boolean | undefined;
+  externalId?: string | undefined;
+  /** Case-insensitive substring of the name. */
+  nameContains?: string | undefined;
+}
+
+type GeofenceRow = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  external_id: string | null;
+  geometry: unknown;
+  metadata: unknown;
+  enabled: boolean | number;
+  bbox: unknown;
+  vertex_count: number;
+  version: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+};
+
+const COLUMNS = [
+  'id',
+  'workspace_id',
+  'name',
+  'description',
+  'external_id',
+  'geometry',
+  'metadata',
+  'enabled',
+  'bbox',
+  'vertex_count',
+  'version',
+  'created_at',
+  'updated_at',
+] as const;
+
+function toGeofence(row: GeofenceRow): Geofence {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    description: row.description,
+    externalId: row.external_id,
+    geometry: fromJson<FenceGeometry>(row.geometry),
+    metadata: fromJson<Record<string, unknown>>(row.metadata),
+    enabled: toBool(row.enabled),
+    bbox: fromJson<Bbox>(row.bbox),
+    vertexCount: Number(row.vertex_count),
+    version: Number(row.version),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+export async function insertGeofence(db: Executor, g: Geofence): Promise<void> {
+  await db
+    .insertInto('geofences')
+    .values({
+      id: g.id,
+      workspace_id: g.workspaceId,
+      name: g.name,
+      description: g.description,
+      external_id: g.externalId,
+      geometry: json(g.geometry),
+      metadata: json(g.metadata),
+      enabled: g.enabled,
+      bbox: json(g.bbox),
+      vertex_count: g.vertexCount,
+      version: g.version,
+      created_at: g.createdAt,
+      updated_at: g.updatedAt,
+    })
+    .execute();
+}
+
+export async function findGeofence(
+  db: Executor,
+  workspaceId: string,
+  id: string,
+): Promise<Geofence | undefined> {
+  const row = await db
+    .selectFrom('geofences')
+    .select(COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toGeofence(row) : undefined;
+}
+
+/** The id of the workspace's geofence carrying `externalId`, if any. */
+export async function findIdByExternalId(
+  db: Executor,
+  workspaceId: string,
+  externalId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('geofences')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** LIKE pattern for a literal substring: `!` escapes the wildcards and itself. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+function filterConditions(
+  eb: ExpressionBuilder<DatabaseSchema, 'geofences'>,
+  workspaceId: string,
+  filters: GeofenceFilters,
+): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [eb('workspace_id', '=', workspaceId)];
+  if (filters.enabled !== undefined) conditions.push(eb('enabled', '=', filters.enabled));
+  if (filters.externalId !== undefined) conditions.push(eb('external_id', '=', filters.externalId));
+  if (filters.nameContains !== undefined) {
+    // lower() on both sides rather than ILIKE: one spelling for SQLite and PostgreSQL.
+    conditions.push(
+      sql<SqlBool>`lower(${eb.ref('name')}) like ${containsPattern(filters.nameContains)} escape '!'`,
+    );
+  }
+  return eb.and(conditions);
+}
+
+/** A page of the workspace's geofences, newest first, and the total matching the filters. */
+export async function listGeofences(
+  db: Executor,
+  workspaceId: string,
+  filters: GeofenceFilters,
+  offset: number,
+  limit: number,
+): Promise<{ geofences: Geofence[]; total: number }> {
+  const rows = await db
+    .selectFrom('geofences')
+    .select(COLUMNS)
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+  const count = await db
+    .selectFrom('geofences')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .executeTakeFirstOrThrow();
+  return { geofences: rows.map(toGeofence), total: Number(count.n) };
+}
+
+// Bound parameters per IN list: far below SQLite's and PostgreSQL's limits.
+const IN_CHUNK = 500;
+
+/**
+ * A page (newest first) of the enabled geofences among `ids`, and how many of them exist. The
+ * index proposes the ids; the database stays the truth for what is enabled and for every field.
+ */
+export async function pageEnabledByIds(
+  db: Executor,
+  workspaceId: string,
+  ids: readonly string[],
+  offset: number,
+  limit: number,
+): Promise<{ geofences: Geofence[]; total: number }> {
+  const keys: Array<{ id: string; created: number }> = [];
+  for (let i = 0; i < ids.length; i += IN_CHUNK) {
+    const rows = await db
+      .selectFrom('geofences')
+      .select(['id', 'created_at'])
+      .where('workspace_id', '=', workspaceId)
+      .where('enabled', '=', true)
+      .where('id', 'in', ids.slice(i, i + IN_CHUNK))
+      .execute();
+    for (const row of rows) keys.push({ id: row.id, created: toDate(row.created_at).getTime() });
+  }
+  keys.sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const pageIds = keys.slice(offset, offset + limit).map((k) => k.id);
+  if (pageIds.length === 0) return { geofences: [], total: keys.length };
+  const rows = await db
+    .selectFrom('geofences')
+    .select(COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', pageIds)
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, toGeofence(row)]));
+  const geofences = pageIds.flatMap((id) => byId.get(id) ?? []);
+  return { geofences, total: keys.length };
+}
+
+export interface GeofenceChanges {
+  name?: string | undefined;
+  description?: string | null | undefined;
+  externalId?: string | null | undefined;
+  geometry?: { geometry: FenceGeometry; bbox: Bbox; vertexCount: number } | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  enabled?: boolean | undefined;
+}
+
+/**
+ * Applies the given fields only (so concurrent patches of different fields both survive), bumps
+ * the row version and returns the row as it is now; undefined when no such geofence exists.
+ */
+export async function updateGeofence(
+  db: Executor,
+  workspaceId: string,
+  id: string,
+  changes: GeofenceChanges,
+  now: Date,
+): Promise<Geofence | undefined> {
+  const row = await db
+    .updateTable('geofences')
+    .set((eb) => ({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.description !== undefined ? { description: changes.description } : {}),
+      ...(changes.externalId !== undefined ? { external_id: changes.externalId } : {}),
+      ...(changes.geometry !== undefined
+        ? {
+            geometry: json(changes.geometry.geometry),
+            bbox: json(changes.geometry.bbox),
+            vertex_count: changes.geometry.vertexCount,
+          }
+        : {}),
+      ...(changes.metadata !== undefined ? { metadata: json(changes.metadata) } : {}),
+      ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      version: eb('version', '+', 1),
+      updated_at: now,
+    }))
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+  return row ? toGeofence(row) : undefined;
+}
+
+/** Deletes the geofence; returns whether it was enabled, or undefined when there was none. */
+export async function deleteGeofence(
+  db: Executor,
+  workspaceId: string,
+  id: string,
+): Promise<{ wasEnabled: boolean } | undefined> {
+  const row = await db
+    .deleteFrom('geofences')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .returning('enabled')
+    .executeTakeFirst();
+  return row ? { wasEnabled: toBool(row.enabled) } : undefined;
+}
+
+/**
+ * Increments the workspace's index version and returns the new value. Run inside the write's
+ * transaction: on PostgreSQL the upsert's row lock also orders concurrent writers of one
+ * workspace, so versions follow commit order.
+ */
+export async function bumpIndexVersion(db: Executor, workspaceId: string): Promise<number> {
+  const row = await db
+    .insertInto('geofence_versions')
+    .values({ workspace_id: workspaceId, version: 1 })
+    .onConflict((oc) =>
+      oc.column('workspace_id').doUpdateSet((eb) => ({ version: eb('geofence_versions.version', '+', 1) })),
+    )
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return Number(row.version);
+}
+
+/** The workspace's index version; 0 before its first indexed write. */
+export async function readIndexVersion(db: Executor, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('geofence_versions')
+    .select('version')
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return row ? Number(row.version) : 0;
+}
+
+/** Every enabled geofence of the workspace, as index entries (already validated when stored). */
+export async function loadIndexEntries(db: Executor, workspaceId: string): Promise<GeofenceEntry[]> {
+  const rows = await db
+    .selectFrom('geofences')
+    .select(['id', 'geometry'])
+    .where('workspace_id', '=', workspaceId)
+    .where('enabled', '=', true)
+    .execute();
+  return rows.map((row) => ({ id: row.id, geometry: fromJson<FenceGeometry>(row.geometry) }));
+}

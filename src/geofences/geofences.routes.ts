@@ -1,0 +1,173 @@
+/** /geofences (contract §3): CRUD, filtered list, and the point query `/geofences/contains`. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { principalOf } from '../auth/route-auth.ts';
+import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import {
+  ContainsQuery,
+  CreateGeofenceBody,
+  GeofenceParams,
+  GeofenceSchema,
+  geofenceOut,
+  ListGeofencesQuery,
+  UpdateGeofenceBody,
+} from './geofences.schemas.ts';
+import * as geofences from './geofences.service.ts';
+
+const tags = ['geofences'];
+const read = { auth: { scope: 'geofences:read' as const } };
+const write = { auth: { scope: 'geofences:write' as const } };
+
+export async function geofenceRoutes(
+  fastify: FastifyInstance,
+  ctx: geofences.GeofencesContext,
+): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/geofences',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a geofence (polygon or circle)',
+        description:
+          'Validates the geometry (see the `geometry` field) and stores its normalised form with its bbox.',
+        body: CreateGeofenceBody,
+        response: { 201: GeofenceSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const geofence = await geofences.createGeofence(ctx, principalOf(request).workspaceId, {
+        name: body.name,
+        description: body.description,
+        externalId: body.external_id,
+        geometry: body.geometry,
+        metadata: body.metadata,
+        enabled: body.enabled,
+      });
+      return reply.status(201).send(geofenceOut(geofence));
+    },
+  );
+
+  app.get(
+    '/geofences',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List geofences, newest first',
+        querystring: ListGeofencesQuery,
+        response: { 200: ListOf(GeofenceSchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => {
+      const { offset = 0, limit = 50, enabled, external_id, q } = request.query;
+      const result = await geofences.listGeofences(
+        ctx,
+        principalOf(request).workspaceId,
+        { enabled, externalId: external_id, nameContains: q },
+        offset,
+        limit,
+      );
+      return page(result.geofences.map(geofenceOut), result.total, offset, limit);
+    },
+  );
+
+  // A static segment: the router prefers it to `/geofences/:geofence_id` whatever the order.
+  app.get(
+    '/geofences/contains',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Enabled geofences containing a point',
+        description:
+          'Answered by the same in-memory index as location evaluation; a point on a boundary is inside. ' +
+          'Writes made through this node show at once; writes made through another node within a short ' +
+          'interval (GEOFENCE_INDEX_CHECK_MS, default 250 ms).',
+        querystring: ContainsQuery,
+        response: { 200: ListOf(GeofenceSchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => {
+      const { lng, lat, offset = 0, limit = 50 } = request.query;
+      const result = await geofences.geofencesContaining(
+        ctx,
+        principalOf(request).workspaceId,
+        lng,
+        lat,
+        offset,
+        limit,
+      );
+      return page(result.geofences.map(geofenceOut), result.total, offset, limit);
+    },
+  );
+
+  app.get(
+    '/geofences/:geofence_id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One geofence',
+        params: GeofenceParams,
+        response: { 200: GeofenceSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) =>
+      geofenceOut(
+        await geofences.getGeofence(ctx, principalOf(request).workspaceId, request.params.geofence_id),
+      ),
+  );
+
+  app.patch(
+    '/geofences/:geofence_id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Update a geofence (partial)',
+        params: GeofenceParams,
+        body: UpdateGeofenceBody,
+        response: { 200: GeofenceSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const geofence = await geofences.updateGeofence(
+        ctx,
+        principalOf(request).workspaceId,
+        request.params.geofence_id,
+        {
+          name: body.name,
+          description: body.description,
+          externalId: body.external_id,
+          geometry: body.geometry,
+          metadata: body.metadata,
+          enabled: body.enabled,
+        },
+      );
+      return geofenceOut(geofence);
+    },
+  );
+
+  app.delete(
+    '/geofences/:geofence_id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Delete a geofence',
+        params: GeofenceParams,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await geofences.deleteGeofence(ctx, principalOf(request).workspaceId, request.params.geofence_id);
+      return reply.status(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,154 @@
+/** Request and response schemas of /geofences (contract §3), and the record's JSON form. */
+import { Type } from 'typebox';
+import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import type { Geofence } from './geofences.repository.ts';
+
+const GEOMETRY_RULES = `Geometry: a GeoJSON \`Polygon\` (exterior ring, then optional holes; positions \`[lng, lat]\`,
+an optional altitude is dropped) or \`{"type": "Circle", "coordinates": [lng, lat], "radius": <metres, 1..100000>}\`.
+Semantics are planar in longitude/latitude; a point on the boundary is inside; circles use the haversine
+distance (R = 6,371,008.8 m); ring orientation is not checked. Repeated consecutive positions are removed and
+the normalised geometry is what is stored and returned.
+
+Validation, in this order:
+1. Structure → **422** \`VALIDATION_ERROR\` with \`loc\` under \`["body", "geometry", …]\`: not an object, missing
+   \`type\`/\`coordinates\`/\`radius\`, wrong JSON types, positions of fewer than 2 or more than 3 numbers, more
+   than 500 vertices in all (each ring's closing position counted once).
+2. Geometric validity → **400** \`INVALID_GEOMETRY\` with \`details: {reason, location?: [lng, lat]}\`, reasons:
+   \`unsupported_type\` (anything but Polygon/Circle), \`unclosed_ring\`, \`too_few_positions\` (fewer than 4
+   positions after removing repeats), \`coordinate_out_of_range\` (lng outside −180..180 or lat outside −90..90),
+   \`self_intersection\` (a ring crossing or touching itself, spikes, zero area), \`ring_intersection\` (rings
+   crossing or sharing an edge piece), \`disconnected_interior\` (rings touching so that the interior is cut in
+   two), \`hole_outside_shell\`, \`overlapping_holes\` (a hole inside another hole), \`invalid_radius\` (radius < 1
+   or > 100000 m).`;
+
+const EXAMPLE_POLYGON = {
+  type: 'Polygon',
+  coordinates: [
+    [
+      [13.3777, 52.5163],
+      [13.3777, 52.5155],
+      [13.3795, 52.5155],
+      [13.3795, 52.5163],
+      [13.3777, 52.5163],
+    ],
+  ],
+};
+
+/** Deliberately loose: the geometry engine reports everything beyond "an object with a type". */
+export const GeometryIn = Type.Object(
+  { type: Type.String({ description: '`Polygon` or `Circle`' }) },
+  { additionalProperties: true, description: GEOMETRY_RULES, example: EXAMPLE_POLYGON },
+);
+
+const PositionOut = Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[lng, lat]' });
+const PolygonOut = Type.Object(
+  {
+    type: StringEnum(['Polygon']),
+    coordinates: Type.Array(Type.Array(PositionOut), { description: 'Exterior ring, then holes' }),
+  },
+  { title: 'Polygon' },
+);
+const CircleOut = Type.Object(
+  {
+    type: StringEnum(['Circle']),
+    coordinates: PositionOut,
+    radius: Type.Number({ description: 'Metres, 1..100000' }),
+  },
+  { title: 'Circle' },
+);
+const GeometryOut = Type.Union([PolygonOut, CircleOut], { description: 'The stored (normalised) geometry' });
+
+export const GeofenceSchema = Type.Object({
+  id: Id,
+  workspace_id: Id,
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  external_id: Nullable(Type.String({ description: 'Your own identifier; unique in the workspace' })),
+  geometry: GeometryOut,
+  metadata: FreeObject,
+  enabled: Type.Boolean({ description: 'Only enabled geofences produce events and match /contains' }),
+  bbox: Type.Array(Type.Number(), {
+    minItems: 4,
+    maxItems: 4,
+    description:
+      '[west, south, east, north] (GeoJSON order); west > east for a circle crossing the antimeridian',
+  }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Description = Nullable(Type.String({ maxLength: 2000 }));
+const ExternalId = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: 'Unique in the workspace (400 DUPLICATE_RESOURCE)',
+  }),
+);
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free-form JSON object; copied into webhook payloads as `geofence_metadata`',
+});
+
+export const CreateGeofenceBody = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Description),
+    external_id: Type.Optional(ExternalId),
+    geometry: GeometryIn,
+    metadata: Type.Optional(Metadata),
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateGeofenceBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Description),
+    external_id: Type.Optional(ExternalId),
+    geometry: Type.Optional(GeometryIn),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the metadata whole' }),
+    ),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Partial update: absent fields keep their value; `geometry` and `metadata` are replaced whole',
+  },
+);
+
+export const GeofenceParams = Type.Object({ geofence_id: Type.String() });
+
+export const ListGeofencesQuery = Type.Object({
+  ...PaginationQuery.properties,
+  enabled: Type.Optional(Type.Boolean({ description: 'Only enabled (true) or disabled (false) geofences' })),
+  external_id: Type.Optional(Type.String({ maxLength: 255, description: 'Exact external_id' })),
+  q: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'Case-insensitive substring of the name' }),
+  ),
+});
+
+export const ContainsQuery = Type.Object({
+  lng: Type.Number({ minimum: -180, maximum: 180, description: 'Longitude, −180..180' }),
+  lat: Type.Number({ minimum: -90, maximum: 90, description: 'Latitude, −90..90' }),
+  ...PaginationQuery.properties,
+});
+
+export function geofenceOut(g: Geofence) {
+  return {
+    id: g.id,
+    workspace_id: g.workspaceId,
+    name: g.name,
+    description: g.description,
+    external_id: g.externalId,
+    geometry: g.geometry,
+    metadata: g.metadata,
+    enabled: g.enabled,
+    bbox: g.bbox,
+    created_at: g.createdAt.toISOString(),
+    updated_at: g.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * Geofence use cases (contract §3). Each write runs in one transaction that also bumps the
+ * workspace's index version when the set of enabled geofences or a geometry changes; after the
+ * commit the change is handed to this node's index registry, so `contains` (and the location
+ * pipeline) see it at once, and other nodes within their check interval (ADR 007).
+ */
+import type { Db } from '../db/database.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { withTransaction } from '../db/transaction.ts';
+import type { Clock } from '../shared/clock.ts';
+import { DuplicateResourceError, NotFoundError } from '../shared/errors.ts';
+import { uuidv7 } from '../shared/ids.ts';
+import type { GeofenceIndexRegistry, IndexChange } from './geofence-index-registry.ts';
+import {
+  bumpIndexVersion,
+  deleteGeofence as deleteRow,
+  findGeofence,
+  findIdByExternalId,
+  type Geofence,
+  type GeofenceChanges,
+  type GeofenceFilters,
+  insertGeofence,
+  listGeofences as listRows,
+  pageEnabledByIds,
+  updateGeofence as updateRow,
+} from './geofences.repository.ts';
+import { parseGeometryInput } from './geometry-input.ts';
+
+export interface GeofencesContext {
+  db: Db;
+  clock: Clock;
+  registry: GeofenceIndexRegistry;
+}
+
+export interface CreateGeofenceInput {
+  name: string;
+  description?: string | null | undefined;
+  externalId?: string | null | undefined;
+  /** Untrusted: validated here. */
+  geometry: unknown;
+  metadata?: Record<string, unknown> | undefined;
+  enabled?: boolean | undefined;
+}
+
+export interface UpdateGeofenceInput {
+  name?: string | undefined;
+  description?: string | null | undefined;
+  externalId?: string | null | undefined;
+  /** Untrusted: validated here; replaces the geometry whole. */
+  geometry?: unknown;
+  /** Replaces the metadata object whole. */
+  metadata?: Record<string, unknown> | undefined;
+  enabled?: boolean | undefined;
+}
+
+const NOT_FOUND = 'Geofence';
+
+function duplicateExternalId(externalId: string): DuplicateResourceError {
+  return new DuplicateResourceError(`A geofence with external_id "${externalId}" already exists`);
+}
+
+/** Runs a write; a unique violation that slipped past the pre-check (a race) is a duplicate too. */
+async function guardDuplicate<T>(externalId: string | null | undefined, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (typeof externalId === 'string' && isUniqueViolation(error)) throw duplicateExternalId(externalId);
+    throw error;
+  }
+}
+
+export async function createGeofence(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  input: CreateGeofenceInput,
+): Promise<Geofence> {
+  const valid = parseGeometryInput(input.geometry);
+  const now = ctx.clock.now();
+  const geofence: Geofence = {
+    id: uuidv7(),
+    workspaceId,
+    name: input.name,
+    description: input.description ?? null,
+    externalId: input.externalId ?? null,
+    geometry: valid.geometry,
+    metadata: input.metadata ?? {},
+    enabled: input.enabled ?? true,
+    bbox: valid.bbox,
+    vertexCount: valid.vertexCount,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const indexVersion = await guardDuplicate(geofence.externalId, () =>
+    withTransaction(ctx.db, async (trx) => {
+      if (geofence.externalId !== null && (await findIdByExternalId(trx, workspaceId, geofence.externalId))) {
+        throw duplicateExternalId(geofence.externalId);
+      }
+      await insertGeofence(trx, geofence);
+      // A disabled geofence is not in the index: nothing for other nodes to reload.
+      return geofence.enabled ? bumpIndexVersion(trx, workspaceId) : undefined;
+    }),
+  );
+  if (indexVersion !== undefined) {
+    ctx.registry.applyCommitted(workspaceId, indexVersion, {
+      kind: 'upsert',
+      id: geofence.id,
+      geometry: geofence.geometry,
+    });
+  }
+  return geofence;
+}
+
+export async function getGeofence(ctx: GeofencesContext, workspaceId: string, id: string): Promise<Geofence> {
+  const geofence = await findGeofence(ctx.db, workspaceId, id);
+  if (!geofence) throw new NotFoundError(NOT_FOUND);
+  return geofence;
+}
+
+export function listGeofences(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  filters: GeofenceFilters,
+  offset: number,
+  limit: number,
+): Promise<{ geofences: Geofence[]; total: number }> {
+  return listRows(ctx.db, workspaceId, filters, offset, limit);
+}
+
+export async function updateGeofence(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  id: string,
+  input: UpdateGeofenceInput,
+): Promise<Geofence> {
+  const changes: GeofenceChanges = {
+    name: input.name,
+    description: input.description,
+    externalId: input.externalId,
+    geometry: input.geometry === undefined ? undefined : parseGeometryInput(input.geometry),
+    metadata: input.metadata,
+    enabled: input.enabled,
+  };
+  // Nothing to change: answer like GET (no write, updated_at stays).
+  if (Object.values(changes).every((v) => v === undefined)) return getGeofence(ctx, workspaceId, id);
+  // Only geometry and enabled change what the index holds; renames leave other nodes' indexes be.
+  const touchesIndex = changes.geometry !== undefined || changes.enabled !== undefined;
+  const { geofence, indexVersion } = await guardDuplicate(changes.externalId, () =>
+    withTransaction(ctx.db, async (trx) => {
+      if (typeof changes.externalId === 'string') {
+        const holder = await findIdByExternalId(trx, workspaceId, changes.externalId);
+        if (holder !== undefined && holder !== id) throw duplicateExternalId(changes.externalId);
+      }
+      const updated = await updateRow(trx, workspaceId, id, changes, ctx.clock.now());
+      if (!updated) throw new NotFoundError(NOT_FOUND);
+      return {
+        geofence: updated,
+        indexVersion: touchesIndex ? await bumpIndexVersion(trx, workspaceId) : undefined,
+      };
+    }),
+  );
+  if (indexVersion !== undefined) {
+    // Derived from the row as committed, so concurrent patches cannot leave the index behind it.
+    const change: IndexChange = geofence.enabled
+      ? { kind: 'upsert', id, geometry: geofence.geometry }
+      : { kind: 'remove', id };
+    ctx.registry.applyCommitted(workspaceId, indexVersion, change);
+  }
+  return geofence;
+}
+
+export async function deleteGeofence(ctx: GeofencesContext, workspaceId: string, id: string): Promise<void> {
+  const indexVersion = await withTransaction(ctx.db, async (trx) => {
+    const deleted = await deleteRow(trx, workspaceId, id);
+    if (!deleted) throw new NotFoundError(NOT_FOUND);
+    return deleted.wasEnabled ? bumpIndexVersion(trx, workspaceId) : undefined;
+  });
+  if (indexVersion !== undefined)
+    ctx.registry.applyCommitted(workspaceId, indexVersion, { kind: 'remove', id });
+}
+
+/** The workspace's enabled geofences containing the point, newest first, paged. */
+export async function geofencesContaining(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  lng: number,
+  lat: number,
+  offset: number,
+  limit: number,
+): Promise<{ geofences: Geofence[]; total: number }> {
+  const ids = await ctx.registry.query(workspaceId, lng, lat);
+  if (ids.length === 0) return { geofences: [], total: 0 };
+  return pageEnabledByIds(ctx.db, workspaceId, ids, offset, limit);
+}

@@ -1,0 +1,51 @@
+/**
+ * Batch items name their device by `device_id` or `device_external_id`; an unknown external id
+ * creates the device (contract §4.2). The creation commits in its own short transaction before the
+ * ingestion transaction, which then locks every device of the batch in id order like any other.
+ * Creating is idempotent (insert-if-absent on the external id), so a failed ingestion or a
+ * concurrent batch naming the same new device leaves exactly one device behind.
+ */
+import { withTransaction } from '../db/transaction.ts';
+import { idsByExternalIds, insertDevicesIfAbsent, newDevice } from '../devices/devices.repository.ts';
+import { uuidv7 } from '../shared/ids.ts';
+import type { IngestContext } from './ingest.service.ts';
+
+export interface DeviceRef {
+  device_id?: string | undefined;
+  device_external_id?: string | undefined;
+}
+
+/** The device id of each reference, in order (ids given directly are checked later, under lock). */
+export async function resolveDeviceRefs(
+  ctx: IngestContext,
+  workspaceId: string,
+  refs: readonly DeviceRef[],
+): Promise<string[]> {
+  const externalIds = [
+    ...new Set(refs.flatMap((r) => (r.device_external_id !== undefined ? [r.device_external_id] : []))),
+  ];
+  let known = await idsByExternalIds(ctx.db, workspaceId, externalIds);
+  const unknown = externalIds.filter((e) => !known.has(e));
+  if (unknown.length > 0) {
+    const now = ctx.clock.now();
+    await withTransaction(ctx.db, (trx) =>
+      insertDevicesIfAbsent(
+        trx,
+        unknown
+          .sort()
+          .map((externalId) =>
+            newDevice(
+              uuidv7(),
+              workspaceId,
+              { name: externalId, externalId, userId: null, metadata: {} },
+              now,
+            ),
+          ),
+      ),
+    );
+    known = await idsByExternalIds(ctx.db, workspaceId, externalIds);
+  }
+  return refs.map((r) =>
+    r.device_external_id !== undefined ? (known.get(r.device_external_id) ?? '') : (r.device_id ?? ''),
+  );
+}

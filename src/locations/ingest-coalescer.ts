@@ -1,0 +1,122 @@
+/**
+ * Group commit for single-location requests. Concurrent POST /devices/{id}/locations of one
+ * workspace are gathered and ingested together, in one transaction of the batch path, instead of
+ * one transaction each: BEGIN/COMMIT, the device lock query and the inserts are paid once per group.
+ *
+ * - An idle workspace flushes on the next turn of the event loop (setImmediate), so a lone request
+ *   waits for nothing. While a group's transaction runs, new requests queue and form the next group
+ *   the moment it commits: the busier the workspace, the larger the groups.
+ * - Results are exactly those of separate requests applied in the group's order: each device's
+ *   locations are evaluated in timestamp order under its row lock (ingest.service.ts), and each
+ *   request gets its own stored location and events. A request naming an unknown device fails
+ *   alone (404); a failing transaction fails every request of its group (each gets the error, none
+ *   of them is stored).
+ * - Groups are capped at MAX_GROUP locations, like a batch request.
+ * - On PostgreSQL a few groups of one workspace may run at once (their transactions overlap on the
+ *   server); on SQLite one, since its writers are serialised anyway.
+ */
+import type { GeofenceEvent } from '../events/events.repository.ts';
+import { type IngestContext, type IngestItem, type IngestResult, ingestLocations } from './ingest.service.ts';
+import type { ParsedLocation } from './location-input.ts';
+import type { StoredLocation } from './locations.repository.ts';
+
+export interface SingleResult {
+  /** Undefined when the device does not exist in the workspace. */
+  location: StoredLocation | undefined;
+  events: GeofenceEvent[];
+}
+
+interface Waiter {
+  deviceId: string;
+  location: ParsedLocation;
+  resolve(result: SingleResult): void;
+  reject(error: unknown): void;
+}
+
+interface WorkspaceQueue {
+  waiting: Waiter[];
+  /** Groups whose transaction is running. */
+  running: number;
+  /** A start is scheduled for the next turn of the event loop. */
+  scheduled: boolean;
+}
+
+export const MAX_GROUP = 1000;
+
+export type IngestFunction = (
+  ctx: IngestContext,
+  workspaceId: string,
+  items: readonly IngestItem[],
+) => Promise<IngestResult>;
+
+export interface CoalescerOptions {
+  /**
+   * Groups of one workspace whose transactions may run at once. 1 where writers are serialised
+   * anyway (SQLite); a few on PostgreSQL, where groups of different devices commit in parallel and
+   * groups sharing a device queue on its row lock.
+   */
+  maxConcurrentGroups?: number;
+  /** Replaceable so tests can observe the groups. */
+  ingest?: IngestFunction;
+}
+
+export class IngestCoalescer {
+  readonly #ctx: IngestContext;
+  readonly #ingest: IngestFunction;
+  readonly #maxGroups: number;
+  readonly #queues = new Map<string, WorkspaceQueue>();
+
+  constructor(ctx: IngestContext, options: CoalescerOptions = {}) {
+    this.#ctx = ctx;
+    this.#ingest = options.ingest ?? ingestLocations;
+    this.#maxGroups = Math.max(1, options.maxConcurrentGroups ?? 1);
+  }
+
+  submit(workspaceId: string, deviceId: string, location: ParsedLocation): Promise<SingleResult> {
+    return new Promise<SingleResult>((resolve, reject) => {
+      let queue = this.#queues.get(workspaceId);
+      if (!queue) {
+        queue = { waiting: [], running: 0, scheduled: false };
+        this.#queues.set(workspaceId, queue);
+      }
+      queue.waiting.push({ deviceId, location, resolve, reject });
+      // With a free slot, start on the next turn so that requests arriving in this one join the
+      // group; with none, the next group starts when a running one commits.
+      if (!queue.scheduled && queue.running < this.#maxGroups) {
+        const q = queue;
+        q.scheduled = true;
+        setImmediate(() => {
+          q.scheduled = false;
+          this.#pump(workspaceId, q);
+        });
+      }
+    });
+  }
+
+  /** Starts groups while there are waiters and free slots; forgets an idle workspace. */
+  #pump(workspaceId: string, queue: WorkspaceQueue): void {
+    while (queue.running < this.#maxGroups && queue.waiting.length > 0) {
+      const group = queue.waiting.splice(0, MAX_GROUP);
+      queue.running += 1;
+      void this.#flush(workspaceId, group).finally(() => {
+        queue.running -= 1;
+        this.#pump(workspaceId, queue);
+      });
+    }
+    if (queue.running === 0 && queue.waiting.length === 0 && !queue.scheduled) {
+      this.#queues.delete(workspaceId);
+    }
+  }
+
+  async #flush(workspaceId: string, group: Waiter[]): Promise<void> {
+    const items: IngestItem[] = group.map((w, ref) => ({ ref, deviceId: w.deviceId, location: w.location }));
+    try {
+      const result = await this.#ingest(this.#ctx, workspaceId, items);
+      group.forEach((w, ref) => {
+        w.resolve({ location: result.stored.get(ref), events: result.eventsByRef.get(ref) ?? [] });
+      });
+    } catch (error) {
+      for (const w of group) w.reject(error);
+    }
+  }
+}

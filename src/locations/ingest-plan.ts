@@ -1,0 +1,232 @@
+/**
+ * The pure part of ingestion (no I/O), run inside the transaction between its reads and writes:
+ * 1. `planDevices`: each device's locations in timestamp order, evaluated against its locked state;
+ * 2. `buildRows`: the rows to write — locations, events (for transitions whose geofence is still an
+ *    enabled row), session summaries and device states.
+ */
+import type { DeviceTrackingState, LockedDevice } from '../devices/device-tracking.repository.ts';
+import type { LastLocation } from '../devices/devices.repository.ts';
+import { seedEventId } from '../events/event-id.ts';
+import type { EventGeofence, GeofenceEvent } from '../events/events.repository.ts';
+import { uuidv7 } from '../shared/ids.ts';
+import { recordSessionStep } from '../tracking/session-summary.ts';
+import type { TrackingSession } from '../tracking/sessions.repository.ts';
+import { type ContainmentIndex, type DeviceCursor, evaluateLocation, type Transition } from './evaluate.ts';
+import type { ParsedLocation } from './location-input.ts';
+import type { StoredLocation } from './locations.repository.ts';
+import { pointOf } from './point.ts';
+
+export interface IngestItem {
+  /** The caller's handle for this item (e.g. its index in a batch). */
+  ref: number;
+  deviceId: string;
+  location: ParsedLocation;
+}
+
+interface PlannedLocation {
+  ref: number;
+  stored: StoredLocation;
+  transitions: Transition[];
+  /** Geofences containing it (empty when out of order). */
+  insideIds: readonly string[];
+}
+
+export interface DevicePlan {
+  device: LockedDevice;
+  steps: PlannedLocation[];
+  /** The device's evaluation state after its last in-order location. */
+  cursor: DeviceCursor;
+}
+
+export interface Plan {
+  devices: DevicePlan[];
+  /** Refs of items whose device was not found (in this workspace). */
+  missingDevice: number[];
+  /** Every geofence some transition names: their rows are read before building events. */
+  transitionIds: Set<string>;
+}
+
+export function planDevices(
+  workspaceId: string,
+  items: readonly IngestItem[],
+  devices: ReadonlyMap<string, LockedDevice>,
+  index: ContainmentIndex,
+  receivedAt: Date,
+): Plan {
+  const plan: Plan = { devices: [], missingDevice: [], transitionIds: new Set() };
+  for (const [deviceId, group] of groupByDevice(items)) {
+    const device = devices.get(deviceId);
+    if (!device) {
+      for (const item of group) plan.missingDevice.push(item.ref);
+      continue;
+    }
+    let cursor: DeviceCursor = {
+      insideIds: device.insideGeofenceIds,
+      lastEvaluatedAt: device.lastEvaluatedAt,
+    };
+    const steps: PlannedLocation[] = [];
+    for (const item of group) {
+      const { lng, lat, recordedAt } = item.location;
+      const evaluation = evaluateLocation(cursor, index, lng, lat, recordedAt);
+      const outOfOrder = evaluation.outOfOrder;
+      const stored = storedLocation(workspaceId, device, item.location, receivedAt, outOfOrder);
+      if (evaluation.outOfOrder) {
+        steps.push({ ref: item.ref, stored, transitions: [], insideIds: [] });
+        continue;
+      }
+      cursor = evaluation.cursor;
+      for (const t of evaluation.transitions) plan.transitionIds.add(t.geofenceId);
+      steps.push({ ref: item.ref, stored, transitions: evaluation.transitions, insideIds: cursor.insideIds });
+    }
+    plan.devices.push({ device, steps, cursor });
+  }
+  return plan;
+}
+
+export interface Rows {
+  locations: StoredLocation[];
+  /** In processing order: per device (id order), in timestamp order. */
+  events: GeofenceEvent[];
+  eventsByRef: Map<number, GeofenceEvent[]>;
+  storedByRef: Map<number, StoredLocation>;
+  /** New states of the devices with at least one in-order location. */
+  states: DeviceTrackingState[];
+  /** The active sessions involved, summaries updated. */
+  sessions: TrackingSession[];
+}
+
+export function buildRows(
+  workspaceId: string,
+  plan: Plan,
+  geofences: ReadonlyMap<string, EventGeofence>,
+  activeSessions: ReadonlyMap<string, TrackingSession>,
+  now: Date,
+): Rows {
+  const rows: Rows = {
+    locations: [],
+    events: [],
+    eventsByRef: new Map(),
+    storedByRef: new Map(),
+    states: [],
+    sessions: [],
+  };
+  for (const { device, steps, cursor } of plan.devices) {
+    const session = device.activeSessionId ? activeSessions.get(device.activeSessionId) : undefined;
+    let lastLocation: LastLocation | null = device.lastLocation;
+    let evaluated = false;
+    for (const step of steps) {
+      const { stored } = step;
+      rows.locations.push(stored);
+      rows.storedByRef.set(step.ref, stored);
+      const events = step.transitions.flatMap((t) => {
+        const geofence = geofences.get(t.geofenceId);
+        return geofence ? [eventOf(workspaceId, device, stored, t, geofence, now)] : [];
+      });
+      rows.eventsByRef.set(step.ref, events);
+      rows.events.push(...events);
+      if (!stored.outOfOrder) {
+        evaluated = true;
+        lastLocation = {
+          point: pointOf(stored.lng, stored.lat),
+          timestamp: stored.recordedAt.toISOString(),
+          accuracy: stored.accuracy,
+        };
+      }
+      if (session) {
+        recordSessionStep(session, {
+          lng: stored.lng,
+          lat: stored.lat,
+          recordedAt: stored.recordedAt,
+          inOrder: !stored.outOfOrder,
+          insideIds: step.insideIds,
+          events: events.length,
+        });
+      }
+    }
+    if (session) rows.sessions.push(session);
+    // Out-of-order locations leave the device as it was, last_seen_at included.
+    if (evaluated) {
+      rows.states.push({
+        id: device.id,
+        lastLocation,
+        lastSeenAt: now,
+        lastEvaluatedAt: cursor.lastEvaluatedAt,
+        insideGeofenceIds: cursor.insideIds,
+      });
+    }
+  }
+  return rows;
+}
+
+/** Items per device, devices in id order, each group in timestamp order (ties keep request order). */
+function groupByDevice(items: readonly IngestItem[]): Map<string, IngestItem[]> {
+  const groups = new Map<string, IngestItem[]>();
+  for (const item of items) {
+    const group = groups.get(item.deviceId);
+    if (group) group.push(item);
+    else groups.set(item.deviceId, [item]);
+  }
+  for (const group of groups.values()) {
+    if (group.length > 1) {
+      group.sort(
+        (a, b) => a.location.recordedAt.getTime() - b.location.recordedAt.getTime() || a.ref - b.ref,
+      );
+    }
+  }
+  return new Map([...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function storedLocation(
+  workspaceId: string,
+  device: LockedDevice,
+  l: ParsedLocation,
+  receivedAt: Date,
+  outOfOrder: boolean,
+): StoredLocation {
+  return {
+    // Generated here, after the device lock: location ids sort in the order locations were applied.
+    id: uuidv7(),
+    workspaceId,
+    deviceId: device.id,
+    // Locations received while a session is active carry its id, out-of-order ones too.
+    sessionId: device.activeSessionId,
+    lng: l.lng,
+    lat: l.lat,
+    accuracy: l.accuracy,
+    speed: l.speed,
+    heading: l.heading,
+    altitude: l.altitude,
+    metadata: l.metadata,
+    recordedAt: l.recordedAt,
+    receivedAt,
+    outOfOrder,
+  };
+}
+
+function eventOf(
+  workspaceId: string,
+  device: LockedDevice,
+  location: StoredLocation,
+  transition: Transition,
+  geofence: EventGeofence,
+  now: Date,
+): GeofenceEvent {
+  return {
+    id: uuidv7(),
+    workspaceId,
+    eventId: seedEventId(transition.geofenceId, transition.type, location.recordedAt),
+    eventType: transition.type,
+    deviceId: device.id,
+    // Contract §4.1: the device's user_id, or the device id when it has none.
+    userId: device.userId ?? device.id,
+    geofenceId: transition.geofenceId,
+    geofenceName: geofence.name,
+    lng: location.lng,
+    lat: location.lat,
+    locationId: location.id,
+    sessionId: location.sessionId,
+    occurredAt: location.recordedAt,
+    createdAt: now,
+    metadata: { geofence_metadata: geofence.metadata, event_metadata: location.metadata },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * The location → evaluation → event pipeline (contract §4.2–4.4), for one location or a batch.
+ *
+ * Everything of one call happens in ONE transaction that first locks the rows of the devices
+ * involved (in id order: no deadlock between batches sharing devices). Evaluation reads each
+ * device's state after its lock, so concurrent requests for one device are evaluated one after the
+ * other and produce exactly the events a sequential run would. The locations, their events, the
+ * events' outbox rows (ADR 008), the session summaries, the devices' new state and the usage
+ * counter commit together or not at all.
+ *
+ * The geofence index is fetched before the transaction (fetching may read the database, which
+ * inside the transaction would wait on our own connection on SQLite) and queried inside it, after
+ * the lock: this node's geofence writes update that index object in place.
+ */
+import type { Db, DialectCapabilities } from '../db/database.ts';
+import { withTransaction } from '../db/transaction.ts';
+import { lockDevices, saveTrackingStates } from '../devices/device-tracking.repository.ts';
+import {
+  type GeofenceEvent,
+  insertEventsWithOutbox,
+  loadEventGeofences,
+} from '../events/events.repository.ts';
+import type { GeofenceIndexRegistry } from '../geofences/geofence-index-registry.ts';
+import type { Clock } from '../shared/clock.ts';
+import { saveSummaries, sessionsByIds } from '../tracking/sessions.repository.ts';
+import { addEventUsage, usagePeriod } from '../usage/usage.repository.ts';
+import type { ContainmentIndex } from './evaluate.ts';
+import { buildRows, type IngestItem, planDevices } from './ingest-plan.ts';
+import { insertLocations, type StoredLocation } from './locations.repository.ts';
+
+export type { IngestItem } from './ingest-plan.ts';
+
+export interface IngestContext {
+  db: Db;
+  clock: Clock;
+  registry: GeofenceIndexRegistry;
+  capabilities: DialectCapabilities;
+}
+
+export interface IngestResult {
+  /** Stored locations by item ref. */
+  stored: Map<number, StoredLocation>;
+  /** Refs of items whose device does not exist (in this workspace). */
+  missingDevice: number[];
+  /** Events by item ref, in the order they happened. */
+  eventsByRef: Map<number, GeofenceEvent[]>;
+  /** All events, in processing order (per device, in timestamp order). */
+  events: GeofenceEvent[];
+}
+
+export async function ingestLocations(
+  ctx: IngestContext,
+  workspaceId: string,
+  items: readonly IngestItem[],
+): Promise<IngestResult> {
+  if (items.length === 0) return { stored: new Map(), missingDevice: [], eventsByRef: new Map(), events: [] };
+  const index: ContainmentIndex = await ctx.registry.indexFor(workspaceId);
+
+  return withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
+    // Read, under the devices' row locks.
+    const deviceIds = [...new Set(items.map((i) => i.deviceId))];
+    const devices = await lockDevices(trx, ctx.capabilities, workspaceId, deviceIds);
+    const plan = planDevices(workspaceId, items, devices, index, now);
+    const sessionIds = plan.devices.flatMap((d) =>
+      d.device.activeSessionId ? [d.device.activeSessionId] : [],
+    );
+    const sessions = await sessionsByIds(trx, workspaceId, sessionIds);
+    // Events copy their geofence's name and metadata; a transition whose geofence is gone from the
+    // database (deleted or disabled, this node's index not yet told) is dropped, as it would have
+    // been had the index known.
+    const geofences =
+      plan.transitionIds.size > 0
+        ? await loadEventGeofences(trx, workspaceId, [...plan.transitionIds])
+        : new Map();
+    const rows = buildRows(workspaceId, plan, geofences, sessions, now);
+
+    // Write. The usage counter goes last: its row is shared by the workspace's concurrent
+    // ingestions, so its lock is held only until the commit that follows.
+    await insertLocations(trx, ctx.capabilities, rows.locations);
+    await insertEventsWithOutbox(trx, ctx.capabilities, rows.events);
+    await saveSummaries(trx, ctx.capabilities, workspaceId, rows.sessions);
+    await saveTrackingStates(trx, ctx.capabilities, workspaceId, rows.states);
+    await addEventUsage(trx, workspaceId, usagePeriod(now), rows.events.length);
+    return {
+      stored: rows.storedByRef,
+      missingDevice: plan.missingDevice,
+      eventsByRef: rows.eventsByRef,
+      events: rows.events,
+    };
+  });
+}

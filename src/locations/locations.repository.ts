@@ -1,0 +1,201 @@
+/** SQL for stored locations; every query is scoped by workspace. */
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { type BulkColumn, insertRows } from '../db/bulk.ts';
+import { fromJson, json, toBool, toDate } from '../db/columns.ts';
+import type { DialectCapabilities } from '../db/database.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
+import type { Executor } from '../db/transaction.ts';
+
+export interface StoredLocation {
+  id: string;
+  workspaceId: string;
+  deviceId: string;
+  sessionId: string | null;
+  lng: number;
+  lat: number;
+  accuracy: number | null;
+  speed: number | null;
+  heading: number | null;
+  altitude: number | null;
+  metadata: Record<string, unknown>;
+  recordedAt: Date;
+  receivedAt: Date;
+  outOfOrder: boolean;
+}
+
+export interface LocationFilters {
+  deviceId?: string | undefined;
+  sessionId?: string | undefined;
+  /** Inclusive bounds on the location's timestamp. */
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+const COLUMNS = [
+  'id',
+  'workspace_id',
+  'device_id',
+  'session_id',
+  'lng',
+  'lat',
+  'accuracy',
+  'speed',
+  'heading',
+  'altitude',
+  'metadata',
+  'recorded_at',
+  'received_at',
+  'out_of_order',
+] as const;
+
+type LocationRow = {
+  id: string;
+  workspace_id: string;
+  device_id: string;
+  session_id: string | null;
+  lng: number;
+  lat: number;
+  accuracy: number | null;
+  speed: number | null;
+  heading: number | null;
+  altitude: number | null;
+  metadata: unknown;
+  recorded_at: Date | string;
+  received_at: Date | string;
+  out_of_order: boolean | number;
+};
+
+function toLocation(row: LocationRow): StoredLocation {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    deviceId: row.device_id,
+    sessionId: row.session_id,
+    lng: row.lng,
+    lat: row.lat,
+    accuracy: row.accuracy,
+    speed: row.speed,
+    heading: row.heading,
+    altitude: row.altitude,
+    metadata: fromJson<Record<string, unknown>>(row.metadata),
+    recordedAt: toDate(row.recorded_at),
+    receivedAt: toDate(row.received_at),
+    outOfOrder: toBool(row.out_of_order),
+  };
+}
+
+const INSERT_COLUMNS: readonly BulkColumn[] = [
+  { name: 'id', type: 'text' },
+  { name: 'workspace_id', type: 'text' },
+  { name: 'device_id', type: 'text' },
+  { name: 'session_id', type: 'text' },
+  { name: 'lng', type: 'double' },
+  { name: 'lat', type: 'double' },
+  { name: 'accuracy', type: 'double' },
+  { name: 'speed', type: 'double' },
+  { name: 'heading', type: 'double' },
+  { name: 'altitude', type: 'double' },
+  { name: 'metadata', type: 'json' },
+  { name: 'recorded_at', type: 'timestamp' },
+  { name: 'received_at', type: 'timestamp' },
+  { name: 'out_of_order', type: 'boolean' },
+];
+
+/** Inserts the locations in one statement (per chunk on SQLite): the ingestion hot path. */
+export async function insertLocations(
+  db: Executor,
+  capabilities: DialectCapabilities,
+  locations: readonly StoredLocation[],
+): Promise<void> {
+  await insertRows(
+    db,
+    capabilities,
+    'locations',
+    INSERT_COLUMNS,
+    locations.map((l) => [
+      l.id,
+      l.workspaceId,
+      l.deviceId,
+      l.sessionId,
+      l.lng,
+      l.lat,
+      l.accuracy,
+      l.speed,
+      l.heading,
+      l.altitude,
+      json(l.metadata),
+      l.recordedAt,
+      l.receivedAt,
+      l.outOfOrder,
+    ]),
+  );
+}
+
+function filterConditions(
+  eb: ExpressionBuilder<DatabaseSchema, 'locations'>,
+  workspaceId: string,
+  filters: LocationFilters,
+): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [eb('workspace_id', '=', workspaceId)];
+  if (filters.deviceId !== undefined) conditions.push(eb('device_id', '=', filters.deviceId));
+  if (filters.sessionId !== undefined) conditions.push(eb('session_id', '=', filters.sessionId));
+  if (filters.from !== undefined) conditions.push(eb('recorded_at', '>=', filters.from));
+  if (filters.to !== undefined) conditions.push(eb('recorded_at', '<=', filters.to));
+  return eb.and(conditions);
+}
+
+/** A page of locations, newest (by their timestamp) first, and the total matching. */
+export async function listLocations(
+  db: Executor,
+  workspaceId: string,
+  filters: LocationFilters,
+  offset: number,
+  limit: number,
+): Promise<{ locations: StoredLocation[]; total: number }> {
+  const rows = await db
+    .selectFrom('locations')
+    .select(COLUMNS)
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .orderBy('recorded_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+  const count = await db
+    .selectFrom('locations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .executeTakeFirstOrThrow();
+  return { locations: rows.map(toLocation), total: Number(count.n) };
+}
+
+/** Every workspace that has stored locations could hold old ones; retention walks them one by one. */
+export async function workspaceIdsWithDevices(db: Executor): Promise<string[]> {
+  const rows = await db.selectFrom('devices').select('workspace_id').distinct().execute();
+  return rows.map((r) => r.workspace_id);
+}
+
+/**
+ * Deletes up to `limit` of the workspace's locations received before `cutoff` (through the
+ * (workspace_id, received_at) index) and returns how many went. Bounded so that one call never
+ * holds the write lock for long.
+ */
+export async function deleteLocationsReceivedBefore(
+  db: Executor,
+  workspaceId: string,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('locations')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('locations')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('received_at', '<', cutoff)
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

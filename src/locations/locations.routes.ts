@@ -1,0 +1,126 @@
+/**
+ * Location ingestion and history (contract §4.2): POST /devices/{id}/locations, POST
+ * /locations/batch, GET /devices/{id}/locations.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../auth/route-auth.ts';
+import { eventOut } from '../events/events.schemas.ts';
+import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import { createAjv } from '../http/validation.ts';
+import { toValidationIssues } from '../http/validation-errors.ts';
+import type { IngestContext } from './ingest.service.ts';
+import { IngestCoalescer } from './ingest-coalescer.ts';
+import {
+  BatchBody,
+  BatchEnvelope,
+  BatchItemSchema,
+  BatchResponse,
+  DeviceLocationsParams,
+  LocationBody,
+  LocationHistoryQuery,
+  LocationSchema,
+  locationOut,
+  RecordLocationResponse,
+} from './locations.schemas.ts';
+import * as locations from './locations.service.ts';
+
+const tags = ['locations'];
+export const BATCH_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+export async function locationRoutes(fastify: FastifyInstance, ctx: IngestContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const ajv = createAjv(false);
+  const validateEnvelope = ajv.compile(BatchEnvelope);
+  const validateItem = ajv.compile(BatchItemSchema);
+  const coalescer = new IngestCoalescer(ctx, { maxConcurrentGroups: ctx.capabilities.rowLocks ? 4 : 1 });
+
+  app.post(
+    '/devices/:device_id/locations',
+    {
+      config: { auth: { scope: 'locations:write' } },
+      schema: {
+        tags,
+        summary: 'Record a location and evaluate it against the geofences',
+        params: DeviceLocationsParams,
+        body: LocationBody,
+        response: { 201: RecordLocationResponse, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { location, events } = await locations.recordLocation(
+        ctx,
+        coalescer,
+        principalOf(request).workspaceId,
+        request.params.device_id,
+        request.body,
+      );
+      return reply.status(201).send({ location: locationOut(location), events: events.map(eventOut) });
+    },
+  );
+
+  app.post(
+    '/locations/batch',
+    {
+      config: { auth: { scope: 'locations:write' } },
+      bodyLimit: BATCH_BODY_LIMIT_BYTES,
+      // The documented body describes every item, but a bad item must not fail the batch: the
+      // route validates only the envelope and the handler checks each item on its own.
+      validatorCompiler: () => validateEnvelope,
+      schema: {
+        tags,
+        summary: 'Record up to 1000 locations of any devices of the workspace',
+        body: BatchBody,
+        response: { 200: BatchResponse, ...errorResponses(401, 403, 413) },
+      },
+    },
+    async (request) => {
+      const raw = (request.body as { locations: unknown[] }).locations;
+      const valid: Array<{ index: number; item: locations.BatchItem }> = [];
+      const rejected: locations.BatchRejection[] = [];
+      raw.forEach((item, index) => {
+        if (validateItem(item)) {
+          valid.push({ index, item: item as locations.BatchItem });
+        } else {
+          const issues = toValidationIssues(validateItem.errors ?? [], 'body');
+          rejected.push({
+            index,
+            detail: issues.map((i) => ({ ...i, loc: ['body', 'locations', index, ...i.loc.slice(1)] })),
+          });
+        }
+      });
+      const result = await locations.recordBatch(ctx, principalOf(request).workspaceId, valid, rejected);
+      return { accepted: result.accepted, rejected: result.rejected, events: result.events.map(eventOut) };
+    },
+  );
+
+  app.get(
+    '/devices/:device_id/locations',
+    {
+      config: { auth: { scope: 'devices:read' } },
+      schema: {
+        tags,
+        summary: "A device's locations, newest first",
+        params: DeviceLocationsParams,
+        querystring: LocationHistoryQuery,
+        response: { 200: ListOf(LocationSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { offset = 0, limit = 50, from, to, session_id } = request.query;
+      const result = await locations.locationHistory(
+        ctx,
+        principalOf(request).workspaceId,
+        request.params.device_id,
+        {
+          from: from === undefined ? undefined : new Date(from),
+          to: to === undefined ? undefined : new Date(to),
+          sessionId: session_id,
+        },
+        offset,
+        limit,
+      );
+      return page(result.locations.map(locationOut), result.total, offset, limit);
+    },
+  );
+}

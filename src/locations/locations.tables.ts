@@ -1,0 +1,20 @@
+import type { BooleanColumn, JsonColumn, TimestampColumn } from '../db/columns.ts';
+
+export interface LocationsTable {
+  id: string;
+  workspace_id: string;
+  device_id: string;
+  session_id: string | null;
+  lng: number;
+  lat: number;
+  accuracy: number | null;
+  speed: number | null;
+  heading: number | null;
+  altitude: number | null;
+  metadata: JsonColumn;
+  /** The location's own timestamp (the device's clock, or the receive time when absent). */
+  recorded_at: TimestampColumn;
+  received_at: TimestampColumn;
+  /** Older than the device's newest evaluated location when it arrived: stored, not evaluated. */
+  out_of_order: BooleanColumn;
+}

@@ -1,0 +1,199 @@
+/**
+ * Two nodes on one database: a logout or key revocation on one must stop the other from accepting
+ * the credential it has cached. With REDIS_URL the invalidation travels over pub/sub at once;
+ * without it the other node keeps its cached answer until the 5 s TTL (shown as the control).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { CACHE_TTL_MS } from '../../src/auth/authenticator.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createDeps, type Deps } from '../../src/deps.ts';
+import { ManualClock } from '../../src/shared/clock.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../helpers/app.ts';
+import { createTestDatabase, IS_POSTGRES, type TestDatabase } from '../helpers/database.ts';
+
+const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+
+interface Node {
+  app: FastifyInstance;
+  deps: Deps;
+}
+
+async function redisReachable(): Promise<boolean> {
+  const probe = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+async function startNode(
+  url: string,
+  schema: string | undefined,
+  clock: ManualClock,
+  redis: boolean,
+): Promise<Node> {
+  const config = loadConfig({
+    DATABASE_URL: url,
+    DATA_DIR: '/tmp/geofence-test-data',
+    JWT_SECRET: TEST_JWT_SECRET,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    LOG_LEVEL: 'silent',
+    ...(redis ? { REDIS_URL } : {}),
+  });
+  const deps = await createDeps(config, {
+    clock,
+    logger: pino({ level: 'silent' }),
+    passwordHash: { memoryKiB: 1024, passes: 1, parallelism: 1 },
+    database: schema ? { schema, poolSize: 2 } : {},
+  });
+  const app = await buildApp(deps);
+  await app.ready();
+  return { app, deps };
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+for (const withRedis of [true, false]) {
+  describe(`two nodes, ${withRedis ? 'sharing Redis' : 'without Redis'}`, () => {
+    let database: TestDatabase;
+    let url: string;
+    let dir: string | undefined;
+    let a: Node;
+    let b: Node;
+    let skip = false;
+    const clock = new ManualClock('2026-03-10T12:00:00.000Z');
+
+    before(async () => {
+      if (withRedis && !(await redisReachable())) {
+        skip = !process.env.REDIS_TEST_URL;
+        if (!skip) throw new Error(`REDIS_TEST_URL=${REDIS_URL} is not reachable`);
+        return;
+      }
+      database = await createTestDatabase();
+      url = database.url;
+      if (!IS_POSTGRES) {
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), 'two-nodes-'));
+        url = `sqlite:${path.join(dir, 'shared.db')}`;
+      }
+      a = await startNode(url, database.schema, clock, withRedis);
+      b = await startNode(url, database.schema, clock, withRedis);
+    });
+
+    after(async () => {
+      if (skip) return;
+      await a?.app.close();
+      await a?.deps.close();
+      await b?.app.close();
+      await b?.deps.close();
+      await database?.drop();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('logout on one node; the other node stops accepting the access token', async (t) => {
+      if (skip) return t.skip('Redis not reachable');
+      const email = `cross-${withRedis}-${Date.now()}@example.com`;
+      const reg = await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/register',
+        payload: { email, password: 'long password' },
+      });
+      assert.equal(reg.statusCode, 201);
+      const login = await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { email, password: 'long password' },
+      });
+      const token = login.json().access_token as string;
+      const me = () =>
+        b.app.inject({ url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } });
+      assert.equal((await me()).statusCode, 200, 'node B accepts (and caches) the session');
+
+      const logout = await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/logout',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(logout.statusCode, 204);
+      assert.equal(
+        (await a.app.inject({ url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } }))
+          .statusCode,
+        401,
+        'node A refuses at once',
+      );
+      if (withRedis) {
+        assert.ok(
+          await eventually(async () => (await me()).statusCode === 401),
+          'node B refuses within a pub/sub round trip',
+        );
+      } else {
+        assert.equal((await me()).statusCode, 200, 'without Redis node B still answers from its cache');
+        clock.advance(CACHE_TTL_MS);
+        assert.equal((await me()).statusCode, 401, 'and refuses once the cache entry expires');
+      }
+    });
+
+    test('an API key revoked on one node stops working on the other', async (t) => {
+      if (skip) return t.skip('Redis not reachable');
+      const email = `key-${withRedis}-${Date.now()}@example.com`;
+      await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/register',
+        payload: { email, password: 'long password' },
+      });
+      const login = await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { email, password: 'long password' },
+      });
+      const jwt = login.json().access_token as string;
+      const created = await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/account/api-keys',
+        headers: { authorization: `Bearer ${jwt}` },
+        payload: { name: 'k', scopes: ['*'] },
+      });
+      const { id, key } = created.json() as { id: string; key: string };
+      const check = () => b.app.inject({ url: '/api/v1/auth/test-api-key', headers: { 'x-api-key': key } });
+      assert.equal((await check()).statusCode, 200);
+      const revoke = await a.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/account/api-keys/${id}`,
+        headers: { authorization: `Bearer ${jwt}` },
+      });
+      assert.equal(revoke.statusCode, 204);
+      if (withRedis) {
+        assert.ok(
+          await eventually(async () => (await check()).statusCode === 401),
+          'node B refuses the revoked key',
+        );
+      } else {
+        assert.equal((await check()).statusCode, 200, 'without Redis node B still answers from its cache');
+        clock.advance(CACHE_TTL_MS);
+        assert.equal((await check()).statusCode, 401);
+      }
+    });
+  });
+}
