@@ -278,7 +278,12 @@ export async function currentUser(
   ctx: IdentityContext,
   userId: string,
 ): Promise<{ user: User; memberships: Membership[] }> {
-  const user = await findUserById(ctx.db, userId);
-  if (!user) throw new InvalidAuthTokenError();
-  return { user, memberships: await listMemberships(ctx.db, userId) };
+  // Read through the authenticator's short cache: clients poll /auth/me, and every change to a
+  // user's profile or memberships clears the entry (ADR 004).
+  const profile = await ctx.authenticator.profile(userId, async () => {
+    const user = await findUserById(ctx.db, userId);
+    return user ? { user, memberships: await listMemberships(ctx.db, userId) } : undefined;
+  });
+  if (!profile) throw new InvalidAuthTokenError();
+  return profile;
 }
