@@ -5,13 +5,14 @@
  *  - flatbush 4.x `search(x, y, x, y)` (static packed Hilbert R-tree), node sizes 4/8/16;
  *  - an allocation-free point traversal of the same flatbush arrays (what a tuned flatbush lookup can do);
  *  - rbush 4.x `search` (dynamic R*-tree-like), bulk `load` and one-by-one `insert`;
- *  - our StaticGrid (src/geo/grid-index.ts).
+ *  - our StaticGrid (src/geo/grid-index.ts), probed as GeofenceIndex does (entries of 8 doubles, quantized
+ *    per-cell pre-filter).
  * Run: node bench/geo-index-compare.ts   (prints a table, then one JSON line)
  */
 import Flatbush from 'flatbush';
 import RBush from 'rbush';
-import { buildFenceStore, REC } from '../src/geo/fence-store.ts';
-import { hashCell, ROW, StaticGrid } from '../src/geo/grid-index.ts';
+import { buildFenceStore, ENTRY, writeEntry } from '../src/geo/fence-store.ts';
+import { cellFraction, StaticGrid } from '../src/geo/grid-index.ts';
 import type { FenceGeometry, Position } from '../src/geo/types.ts';
 
 interface DatasetModule {
@@ -159,10 +160,19 @@ for (const nodeSize of [4, 8, 16]) {
 }
 
 {
-  const build = timeIt(() => new StaticGrid(store.rec, REC).levels.length, 3);
-  const grid = new StaticGrid(store.rec, REC);
+  // Our grid as the index builds it: entry rows of ENTRY doubles (box + what the exact test needs) and codes.
+  const entryRows = new Float64Array(ENTRY * n);
+  const codes = new Int32Array(n);
+  for (let s = 0; s < n; s++) {
+    entryRows.set(store.box(s), ENTRY * s);
+    writeEntry(store, s, entryRows, ENTRY * s);
+    codes[s] = s;
+  }
+  const build = timeIt(() => new StaticGrid(entryRows, ENTRY, codes, n).levels.length, 3);
+  const grid = new StaticGrid(entryRows, ENTRY, codes, n);
+  const { entries, qboxes } = grid;
   record(
-    'StaticGrid (ours)',
+    'StaticGrid (ours: dense CSR, quantized pre-filter)',
     build.ms,
     timeIt(() => {
       let hits = 0;
@@ -170,24 +180,34 @@ for (const nodeSize of [4, 8, 16]) {
         const x = px[q] as number;
         const y = py[q] as number;
         for (const level of grid.levels) {
-          const cx = Math.floor((x + 180) * level.inv);
-          const cy = Math.floor((y + 90) * level.inv);
-          let h = hashCell(cx, cy) & level.mask;
-          for (;;) {
-            const r = h * ROW;
-            const k = level.table[r] as number;
-            if (k === -1) break;
-            if (k === cx && level.table[r + 1] === cy) {
-              const ent = level.entries;
-              const end = (level.table[r + 3] as number) * REC;
-              for (let b = (level.table[r + 2] as number) * REC; b < end; b += REC) {
-                if (x < (ent[b] as number) || y < (ent[b + 1] as number)) continue;
-                if (x > (ent[b + 2] as number) || y > (ent[b + 3] as number)) continue;
-                hits++;
-              }
-              break;
-            }
-            h = (h + 1) & level.mask;
+          const fx = (x + 180) * level.inv;
+          const fy = (y + 90) * level.inv;
+          const cx = Math.floor(fx);
+          const cy = Math.floor(fy);
+          let e: number;
+          let end: number;
+          if (level.dense) {
+            const ix = cx - level.x0;
+            const iy = cy - level.y0;
+            if (ix < 0 || iy < 0 || ix >= level.w || iy >= level.h) continue;
+            e = level.cells[iy * level.w + ix] as number;
+            end = level.cells[iy * level.w + ix + 1] as number;
+          } else {
+            const r = level.rowOf(cx, cy, false);
+            if (r < 0) continue;
+            e = level.cells[r + 2] as number;
+            end = level.cells[r + 3] as number;
+          }
+          const ux = cellFraction(fx, cx);
+          const uy = cellFraction(fy, cy);
+          for (; e < end; e++) {
+            const qb = qboxes[e] as number;
+            if (ux < (qb & 255) || ux > ((qb >>> 16) & 255)) continue;
+            if (uy < ((qb >>> 8) & 255) || uy > qb >>> 24) continue;
+            const b = e * ENTRY;
+            if (x < (entries[b] as number) || y < (entries[b + 1] as number)) continue;
+            if (x > (entries[b + 2] as number) || y > (entries[b + 3] as number)) continue;
+            hits++;
           }
         }
       }
@@ -198,7 +218,7 @@ for (const nodeSize of [4, 8, 16]) {
 
 for (const r of rows) {
   console.log(
-    `${r.name.padEnd(46)} build ${String(r.buildMs).padStart(5)} ms   ${r.lookupsPerSec > 0 ? `${r.lookupsPerSec.toLocaleString('en-US').padStart(10)} box lookups/s   hits ${r.hits}` : ''}`,
+    `${r.name.padEnd(52)} build ${String(r.buildMs).padStart(5)} ms   ${r.lookupsPerSec > 0 ? `${r.lookupsPerSec.toLocaleString('en-US').padStart(10)} box lookups/s   hits ${r.hits}` : ''}`,
   );
 }
 console.log(JSON.stringify(rows));

@@ -1,17 +1,25 @@
 /**
- * Static hierarchical spatial hash: the point-lookup filter of the index's static part.
+ * Static hierarchical spatial grid: the point-lookup filter of the index's static part.
  *
  * Boxes are listed in every cell they overlap of a square grid (cell side 2^L degrees). The base level L
  * is chosen from the data so that 99 % of the boxes span at most {@link MAX_SPAN}+1 cells per axis; the
  * larger rest go to the first coarser level (2× per step) where they do, so the number of cells per box
- * stays bounded whatever the size distribution, and only non-empty levels exist. Occupied cells are kept
- * in one open-addressing hash table per level (typed arrays, linear probing, a 16-byte row per cell) with
- * the cell's items stored inline and contiguously (a copy of each item's record, box first). A lookup
- * probes one cell per level (one level for GEO-100K) and tests the listed boxes, so its cost depends on
- * how many fences overlap near the point, not on how many fences there are or how they are spread over
- * the globe. References: C. Ericson, "Real-Time Collision Detection",
- * 2005, §7.2 (hierarchical grids); M. Teschner et al., "Optimized Spatial Hashing for Collision Detection
- * of Deformable Objects", VMV 2003. docs/decisions/006-spatial-index.md compares it with Flatbush and RBush.
+ * stays bounded whatever the size distribution, and only non-empty levels exist. A lookup probes one cell
+ * per level (one level for GEO-100K) and tests the boxes listed there, so its cost depends on how many
+ * fences overlap near the point, not on how many fences there are or how they are spread over the globe.
+ * References: C. Ericson, "Real-Time Collision Detection", 2005, §7.2 (hierarchical grids); M. Teschner
+ * et al., "Optimized Spatial Hashing for Collision Detection of Deformable Objects", VMV 2003.
+ * docs/decisions/006-spatial-index.md compares it with Flatbush and RBush.
+ *
+ * Layout (CSR, compressed sparse rows): the entries of all cells of all levels are contiguous — per entry
+ * a copy of its item's row in `entries` (`stride` doubles, the box first, then what the exact test needs,
+ * so that a candidate costs no further pointer chase; 8 doubles = one cache line) and its item code in
+ * `codes` (Int32) — and each cell is a range [start, end) of entries. A level finds a cell's range either
+ *  - densely: an Int32 offset table over the bounding rectangle of its occupied cells, when that rectangle
+ *    has at most {@link DENSE_FACTOR}× as many cells as are occupied (clustered data: one read, and the
+ *    table is small enough to stay in cache — 350 KB for GEO-100K), or
+ *  - hashed: an open-addressing table (linear probing, a 16-byte row [cx, cy, start, end] per occupied
+ *    cell, load ≤ 0.7), for data spread thinly over the globe.
  *
  * Exactness: a cell index is `floor((v + offset) · 2^−L)`, a monotone function of v (the addition is
  * correctly rounded and the power-of-two scaling is exact), so a point inside a box maps to a cell the box
@@ -26,34 +34,47 @@ const BASE_QUANTILE = 0.99;
 const LEVEL_STEP = 1;
 const MIN_LEVEL = -22; // 2^-22 ° ≈ 2.7 cm; keeps cell indices below 2^31 (360 · 2^22 ≈ 1.5e9)
 const MAX_LEVEL = 8; // 256° cells: anything fits
-/** Table row: [cellX (−1 = empty), cellY, first entry, end of entries]. */
+/** A level is dense when its occupied cells' bounding rectangle has at most this many times as many cells. */
+export const DENSE_FACTOR = 4;
+/** Hash table row: [cellX (−1 = empty), cellY, first entry, end of entries]. */
 export const ROW = 4;
 
 export class GridLevel {
   readonly level: number;
   /** 2^−L: cells per degree. */
   readonly inv: number;
+  /** Dense: `cells` is an offset table over [x0, x0 + w) × [y0, y0 + h); cell (cx, cy) is entries
+   * [cells[k], cells[k + 1]) with k = (cy − y0)·w + (cx − x0). Hashed: `cells` holds the table rows. */
+  readonly dense: boolean;
+  readonly x0: number;
+  readonly y0: number;
+  readonly w: number;
+  readonly h: number;
+  /** Hashed: capacity − 1. */
   readonly mask: number;
-  readonly table: Int32Array;
-  /**
-   * Entries, `stride` numbers each: a verbatim copy of the item's row, whose first four numbers are its
-   * box `[w, s, e, n]`, inline so that a cell's candidates are contiguous in memory.
-   */
-  readonly entries: Float64Array;
-  readonly stride: number;
-  constructor(level: number, capacity: number, entryCount: number, stride: number) {
+  readonly cells: Int32Array;
+  constructor(level: number, dense: boolean, x0: number, y0: number, w: number, h: number, occupied: number) {
     this.level = level;
     this.inv = 2 ** -level;
-    this.mask = capacity - 1;
-    this.table = new Int32Array(capacity * ROW);
-    for (let h = 0; h < capacity; h++) this.table[h * ROW] = -1;
-    this.stride = stride;
-    this.entries = new Float64Array(entryCount * stride);
+    this.dense = dense;
+    this.x0 = x0;
+    this.y0 = y0;
+    this.w = w;
+    this.h = h;
+    if (dense) {
+      this.mask = 0;
+      this.cells = new Int32Array(w * h + 1);
+    } else {
+      const capacity = nextPow2(Math.ceil(occupied / 0.7));
+      this.mask = capacity - 1;
+      this.cells = new Int32Array(capacity * ROW);
+      for (let r = 0; r < this.cells.length; r += ROW) this.cells[r] = -1;
+    }
   }
 
-  /** Table row of cell (cx, cy), inserting it when `insert`; −1 when absent. */
+  /** Hashed levels: table row of cell (cx, cy), inserting it when `insert`; −1 when absent. */
   rowOf(cx: number, cy: number, insert: boolean): number {
-    const t = this.table;
+    const t = this.cells;
     let h = hashCell(cx, cy) & this.mask;
     for (;;) {
       const r = h * ROW;
@@ -70,7 +91,7 @@ export class GridLevel {
   }
 
   get byteLength(): number {
-    return this.table.byteLength + this.entries.byteLength;
+    return this.cells.byteLength;
   }
 }
 
@@ -96,22 +117,50 @@ export function cellIndex(v: number, offset: number, inv: number): number {
   return Math.floor((v + offset) * inv);
 }
 
+/**
+ * 1/256ths of a cell: the position of `f` = (v + offset) · inv within cell `c` = floor(f), as an integer in
+ * 0..255. Exact and monotone in v: f − c is exact (Sterbenz; or c = 0) and the scaling by 256 is exact.
+ */
+export function cellFraction(f: number, c: number): number {
+  return ((f - c) * 256) | 0;
+}
+
+/** The quantized box of [w, s, e, n] in cell (cx, cy) at scale `inv` (see StaticGrid.qboxes). */
+function quantizeBox(
+  w: number,
+  s: number,
+  e: number,
+  n: number,
+  cx: number,
+  cy: number,
+  inv: number,
+): number {
+  const fw = (w + 180) * inv;
+  const fs = (s + 90) * inv;
+  const fe = (e + 180) * inv;
+  const fn = (n + 90) * inv;
+  const x0 = Math.floor(fw) < cx ? 0 : cellFraction(fw, cx);
+  const y0 = Math.floor(fs) < cy ? 0 : cellFraction(fs, cy);
+  const x1 = Math.floor(fe) > cx ? 255 : cellFraction(fe, cx);
+  const y1 = Math.floor(fn) > cy ? 255 : cellFraction(fn, cy);
+  return x0 | (y0 << 8) | (x1 << 16) | (y1 << 24);
+}
+
 function nextPow2(n: number): number {
   let c = 16;
   while (c < n) c *= 2;
   return c;
 }
 
-/** Assign each box its level: the base level, or the first coarser level (step LEVEL_STEP) it fits. */
-function assignLevels(boxes: Float64Array): Int8Array {
-  const n = boxes.length >> 2;
+/** Assign each row's box its level: the base level, or the first coarser level (step LEVEL_STEP) it fits. */
+function assignLevels(rows: Float64Array, stride: number, n: number): Int8Array {
   const natural = new Int8Array(n);
   const histogram = new Int32Array(MAX_LEVEL - MIN_LEVEL + 1);
   for (let i = 0; i < n; i++) {
-    const b = 4 * i;
+    const b = i * stride;
     const level = naturalLevel(
-      (boxes[b + 2] as number) - (boxes[b] as number),
-      (boxes[b + 3] as number) - (boxes[b + 1] as number),
+      (rows[b + 2] as number) - (rows[b] as number),
+      (rows[b + 3] as number) - (rows[b + 1] as number),
     );
     natural[i] = level;
     histogram[level - MIN_LEVEL] = (histogram[level - MIN_LEVEL] as number) + 1;
@@ -133,81 +182,203 @@ function assignLevels(boxes: Float64Array): Int8Array {
 }
 
 /**
- * The static grid over `rows`: items of `stride` numbers whose first four are a non-wrapping box
- * `[w, s, e, n]`; entries are verbatim copies of the rows.
+ * The static grid over `n` items: item i has the row `rows[i·stride .. (i+1)·stride)`, whose first four
+ * numbers are a non-wrapping box [w, s, e, n], and the code `codes[i]`; every cell an item's box overlaps
+ * lists a copy of both.
  */
 export class StaticGrid {
   readonly levels: GridLevel[];
+  /** Entry rows, `stride` doubles each (box first). */
+  readonly entries: Float64Array;
+  readonly stride: number;
+  /** Entry codes, parallel to `entries`. */
+  readonly codes: Int32Array;
+  /**
+   * Entry boxes quantized to their cell, parallel to `entries`: 8 bits per side, [x0 | y0 << 8 | x1 << 16 |
+   * y1 << 24] in 1/256ths of the cell (see {@link cellFraction}), rounded so that the point's own
+   * quantization falls inside whenever the point is inside the box. A lookup screens a cell's candidates
+   * with these (4 bytes each, usually one cache line for the whole cell) and reads a 64-byte entry only
+   * for those that pass.
+   */
+  readonly qboxes: Int32Array;
 
-  constructor(rows: Float64Array, stride: number) {
-    const items = Math.floor(rows.length / stride);
-    const boxes = new Float64Array(4 * items);
-    for (let i = 0; i < items; i++) {
-      for (let k = 0; k < 4; k++) boxes[4 * i + k] = rows[i * stride + k] as number;
-    }
-    const levelOf = assignLevels(boxes);
-    const entryCount = new Map<number, number>();
-    for (let i = 0; i < items; i++) {
+  constructor(rows: Float64Array, stride: number, codes: Int32Array, n: number) {
+    this.stride = stride;
+    const levelOf = assignLevels(rows, stride, n);
+    // Cell ranges per item at its level, computed once: [x0, y0, x1, y1].
+    const span = new Int32Array(4 * n);
+    const used = new Map<number, { entries: number; x0: number; y0: number; x1: number; y1: number }>();
+    for (let i = 0; i < n; i++) {
       const level = levelOf[i] as number;
       const inv = 2 ** -level;
+      const r = i * stride;
+      const x0 = cellIndex(rows[r] as number, 180, inv);
+      const y0 = cellIndex(rows[r + 1] as number, 90, inv);
+      const x1 = cellIndex(rows[r + 2] as number, 180, inv);
+      const y1 = cellIndex(rows[r + 3] as number, 90, inv);
       const b = 4 * i;
-      const cells =
-        (cellIndex(boxes[b + 2] as number, 180, inv) - cellIndex(boxes[b] as number, 180, inv) + 1) *
-        (cellIndex(boxes[b + 3] as number, 90, inv) - cellIndex(boxes[b + 1] as number, 90, inv) + 1);
-      entryCount.set(level, (entryCount.get(level) ?? 0) + cells);
+      span[b] = x0;
+      span[b + 1] = y0;
+      span[b + 2] = x1;
+      span[b + 3] = y1;
+      let u = used.get(level);
+      if (u === undefined) {
+        u = { entries: 0, x0, y0, x1, y1 };
+        used.set(level, u);
+      }
+      u.entries += (x1 - x0 + 1) * (y1 - y0 + 1);
+      if (x0 < u.x0) u.x0 = x0;
+      if (y0 < u.y0) u.y0 = y0;
+      if (x1 > u.x1) u.x1 = x1;
+      if (y1 > u.y1) u.y1 = y1;
     }
+    let total = 0;
+    for (const u of used.values()) total += u.entries;
+    this.entries = new Float64Array(stride * total);
+    this.codes = new Int32Array(total);
+    this.qboxes = new Int32Array(total);
     this.levels = [];
-    for (const [level, count] of [...entryCount].sort((a, b) => a[0] - b[0])) {
-      const grid = new GridLevel(level, nextPow2(Math.ceil(count * 1.4)), count, stride);
-      const { inv, table } = grid;
-      // Pass 1: insert the cells, counting their entries in the "end" column.
-      for (let i = 0; i < items; i++) {
+    let at = 0; // first entry of the level being built
+    for (const [level, u] of [...used].sort((a, b) => a[0] - b[0])) {
+      const w = u.x1 - u.x0 + 1;
+      const h = u.y1 - u.y0 + 1;
+      // Dense when the rectangle is small relative to the entries (hence to the occupied cells).
+      const dense = w * h <= DENSE_FACTOR * u.entries && w * h < 2 ** 28;
+      let grid: GridLevel;
+      if (dense) {
+        // Pass 1: count entries per cell in cells[k + 1], then prefix sums: cells[k] = start of cell k.
+        grid = new GridLevel(level, true, u.x0, u.y0, w, h, 0);
+        const cells = grid.cells;
+        for (let i = 0; i < n; i++) {
+          if (levelOf[i] !== level) continue;
+          const b = 4 * i;
+          for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
+            const k0 = (cy - u.y0) * w - u.x0 + 1;
+            for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++)
+              cells[k0 + cx] = (cells[k0 + cx] as number) + 1;
+          }
+        }
+        cells[0] = at;
+        for (let k = 1; k < cells.length; k++) cells[k] = (cells[k] as number) + (cells[k - 1] as number);
+      } else {
+        // Pass 1 in a table sized by the entries (an upper bound on the cells), then rehash the occupied
+        // cells into a table sized by their count; "start" = "end" = start of the cell's range.
+        const tmp = new GridLevel(level, false, 0, 0, 0, 0, u.entries);
+        const t = tmp.cells;
+        let occupied = 0;
+        for (let i = 0; i < n; i++) {
+          if (levelOf[i] !== level) continue;
+          const b = 4 * i;
+          for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
+            for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++) {
+              const r = tmp.rowOf(cx, cy, true);
+              if (t[r + 3] === 0) occupied++;
+              t[r + 3] = (t[r + 3] as number) + 1;
+            }
+          }
+        }
+        grid = new GridLevel(level, false, 0, 0, 0, 0, occupied);
+        const cells = grid.cells;
+        for (let r = 0; r < t.length; r += ROW) {
+          if (t[r] === -1) continue;
+          cells[grid.rowOf(t[r] as number, t[r + 1] as number, true) + 3] = t[r + 3] as number;
+        }
+        let next = at;
+        for (let r = 0; r < cells.length; r += ROW) {
+          if (cells[r] === -1) continue;
+          const c = cells[r + 3] as number;
+          cells[r + 2] = next;
+          cells[r + 3] = next;
+          next += c;
+        }
+      }
+      // Pass 2: fill; the dense start / hashed end column serves as the cursor of each cell.
+      const cells = grid.cells;
+      for (let i = 0; i < n; i++) {
         if (levelOf[i] !== level) continue;
         const b = 4 * i;
-        const x0 = cellIndex(boxes[b] as number, 180, inv);
-        const y0 = cellIndex(boxes[b + 1] as number, 90, inv);
-        const x1 = cellIndex(boxes[b + 2] as number, 180, inv);
-        const y1 = cellIndex(boxes[b + 3] as number, 90, inv);
-        for (let cy = y0; cy <= y1; cy++) {
-          for (let cx = x0; cx <= x1; cx++) {
-            const r = grid.rowOf(cx, cy, true);
-            table[r + 3] = (table[r + 3] as number) + 1;
+        const code = codes[i] as number;
+        const from = i * stride;
+        for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
+          for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++) {
+            const cursor = dense ? (cy - u.y0) * w + (cx - u.x0) : grid.rowOf(cx, cy, false) + 3;
+            const e = cells[cursor] as number;
+            cells[cursor] = e + 1;
+            this.codes[e] = code;
+            this.qboxes[e] = quantizeBox(
+              rows[from] as number,
+              rows[from + 1] as number,
+              rows[from + 2] as number,
+              rows[from + 3] as number,
+              cx,
+              cy,
+              grid.inv,
+            );
+            const to = e * stride;
+            for (let k = 0; k < stride; k++) this.entries[to + k] = rows[from + k] as number;
           }
         }
       }
-      // Counts → [start, start) ranges in table order; pass 2 advances "end" while filling.
-      let at = 0;
-      for (let r = 0; r < table.length; r += ROW) {
-        if (table[r] === -1) continue;
-        const c = table[r + 3] as number;
-        table[r + 2] = at;
-        table[r + 3] = at;
-        at += c;
+      // Dense: every start has moved to its cell's end, i.e. the next cell's start; shift back.
+      if (dense) {
+        for (let k = cells.length - 1; k > 0; k--) cells[k] = cells[k - 1] as number;
+        cells[0] = at;
       }
-      for (let i = 0; i < items; i++) {
-        if (levelOf[i] !== level) continue;
-        const b = 4 * i;
-        const x0 = cellIndex(boxes[b] as number, 180, inv);
-        const y0 = cellIndex(boxes[b + 1] as number, 90, inv);
-        const x1 = cellIndex(boxes[b + 2] as number, 180, inv);
-        const y1 = cellIndex(boxes[b + 3] as number, 90, inv);
-        for (let cy = y0; cy <= y1; cy++) {
-          for (let cx = x0; cx <= x1; cx++) {
-            const r = grid.rowOf(cx, cy, false);
-            const e = table[r + 3] as number;
-            const ent = grid.entries;
-            for (let k = 0, from = i * stride, to = e * stride; k < stride; k++)
-              ent[to + k] = rows[from + k] as number;
-            table[r + 3] = e + 1;
-          }
-        }
-      }
+      at += u.entries;
       this.levels.push(grid);
     }
   }
 
+  /**
+   * Set columns `col` and `col + 2` of every entry of the item with code `code` and box [w, s, e, n] to
+   * `value` and `value2` (e.g. a polygon's grid, built after the index). Visits the cells the box overlaps
+   * on every level.
+   */
+  setColumns(
+    code: number,
+    w: number,
+    s: number,
+    e: number,
+    n: number,
+    col: number,
+    value: number,
+    value2: number,
+  ): void {
+    for (const level of this.levels) {
+      const { inv, cells } = level;
+      const x0 = cellIndex(w, 180, inv);
+      const x1 = cellIndex(e, 180, inv);
+      const y0 = cellIndex(s, 90, inv);
+      const y1 = cellIndex(n, 90, inv);
+      for (let cy = y0; cy <= y1; cy++) {
+        for (let cx = x0; cx <= x1; cx++) {
+          let from: number;
+          let to: number;
+          if (level.dense) {
+            const ix = cx - level.x0;
+            const iy = cy - level.y0;
+            if (ix < 0 || iy < 0 || ix >= level.w || iy >= level.h) continue;
+            const k = iy * level.w + ix;
+            from = cells[k] as number;
+            to = cells[k + 1] as number;
+          } else {
+            const r = level.rowOf(cx, cy, false);
+            if (r < 0) continue;
+            from = cells[r + 2] as number;
+            to = cells[r + 3] as number;
+          }
+          for (let i = from; i < to; i++) {
+            if (this.codes[i] !== code) continue;
+            this.entries[i * this.stride + col] = value;
+            this.entries[i * this.stride + col + 2] = value2;
+          }
+        }
+      }
+    }
+  }
+
   get byteLength(): number {
-    let bytes = 0;
+    let bytes = this.entries.byteLength + this.codes.byteLength + this.qboxes.byteLength;
     for (const level of this.levels) bytes += level.byteLength;
     return bytes;
   }

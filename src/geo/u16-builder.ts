@@ -1,18 +1,59 @@
-/** Growable Uint16Array, for packed tables whose size is only known while compiling them. */
-export class U16Builder {
-  data: Uint16Array;
-  length = 0;
+/**
+ * Arena of Uint16 blocks (the polygons' cell grids), in chunks: a block is addressed by a global offset
+ * `chunk << ARENA_CHUNK_BITS | local` and never straddles two chunks. The first chunk grows by doubling up to
+ * the full chunk size; then new full chunks are added, so growing never copies more than one chunk's worth
+ * and never leaves more than one chunk partly unused (grids are built lazily, during lookups: a doubling
+ * array would copy up to its whole size in the middle of a lookup and leave up to half of it unused).
+ */
+export const ARENA_CHUNK_BITS = 20;
+/** Words per full chunk (2 MB). */
+export const ARENA_CHUNK_WORDS = 1 << ARENA_CHUNK_BITS;
+export const ARENA_CHUNK_MASK = ARENA_CHUNK_WORDS - 1;
+
+export class U16Arena {
+  /** Chunks; all but the last are final. */
+  readonly chunks: Uint16Array[];
+  /** Words used in the last chunk. */
+  used = 0;
+
   constructor(capacity = 1024) {
-    this.data = new Uint16Array(capacity);
+    this.chunks = [new Uint16Array(Math.min(ARENA_CHUNK_WORDS, Math.max(16, capacity)))];
   }
-  reserve(n: number): void {
-    if (this.length + n <= this.data.length) return;
-    const next = new Uint16Array(Math.max(this.data.length * 2, this.length + n));
-    next.set(this.data.subarray(0, this.length));
-    this.data = next;
+
+  /**
+   * Room for a block of `n` ≤ ARENA_CHUNK_WORDS words starting at a multiple of 4 words (so that the 4- and
+   * 8-byte records inside never straddle a cache line); returns its global offset. The words are zero only
+   * if never used before (blocks are written in full by their builder).
+   */
+  alloc(n: number): number {
+    let last = this.chunks.length - 1;
+    let chunk = this.chunks[last] as Uint16Array;
+    let at = (this.used + 3) & ~3;
+    if (at + n > chunk.length) {
+      if (chunk.length < ARENA_CHUNK_WORDS && last === 0) {
+        const next = new Uint16Array(Math.min(ARENA_CHUNK_WORDS, Math.max(2 * chunk.length, at + n)));
+        next.set(chunk.subarray(0, this.used));
+        this.chunks[0] = next;
+        chunk = next;
+      }
+      if (at + n > chunk.length) {
+        this.chunks.push(new Uint16Array(ARENA_CHUNK_WORDS));
+        last++;
+        at = 0;
+      }
+    }
+    this.used = at + n;
+    return last * ARENA_CHUNK_WORDS + at;
   }
-  /** Exact-size copy of the content. */
-  finish(): Uint16Array {
-    return this.data.slice(0, this.length);
+
+  /** The chunk holding global offset `at`. */
+  chunk(at: number): Uint16Array {
+    return this.chunks[at >>> ARENA_CHUNK_BITS] as Uint16Array;
+  }
+
+  get byteLength(): number {
+    let bytes = 0;
+    for (const c of this.chunks) bytes += c.byteLength;
+    return bytes;
   }
 }

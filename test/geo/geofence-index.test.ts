@@ -238,3 +238,85 @@ describe('GeofenceIndex', () => {
     assert.ok(small.approxHeapBytes() > 0);
   });
 });
+
+describe('GeofenceIndex: lookup paths', () => {
+  const rand = lcg(52);
+  const fences = new Map<string, FenceGeometry>();
+  for (let i = 0; i < 1500; i++) fences.set(`g${i}`, validated(makeFence(rand, i)));
+  const entries = () => [...fences].map(([id, geometry]) => ({ id, geometry }));
+
+  test('queryInto equals query and reuses the caller’s array (growing and shrinking it)', () => {
+    const index = GeofenceIndex.build(entries(), { autoCompact: false });
+    for (let i = 0; i < 40; i++) index.upsert(`o${i}`, validated(makeFence(rand, i + 7))); // overlay hits too
+    const out: string[] = ['stale', 'stale', 'stale', 'stale', 'stale'];
+    let nonEmpty = 0;
+    for (const [x, y] of queryPoints(rand, fences, 3000)) {
+      const n = index.queryInto(x, y, out);
+      assert.equal(n, out.length);
+      assert.deepEqual(sorted(out), sorted(index.query(x, y)), `at ${x},${y}`);
+      if (n > 0) nonEmpty++;
+    }
+    assert.ok(nonEmpty > 300);
+    assert.equal(index.queryInto(Number.NaN, 0, out), 0);
+    assert.deepEqual(out, []);
+  });
+
+  test('a streamed build (generator) equals the array build; repeated ids: the last one wins', () => {
+    const list = entries();
+    const replaced = validated(makeFence(rand, 3));
+    function* stream(): Generator<{ id: string; geometry: FenceGeometry }> {
+      yield { id: 'g7', geometry: replaced }; // replaced below by the original g7
+      yield* list;
+      yield { id: 'g11', geometry: replaced }; // replaces g11
+    }
+    const expected = new Map(fences);
+    expected.set('g11', replaced);
+    const streamed = GeofenceIndex.build(stream());
+    assert.equal(streamed.size, fences.size);
+    assertSameAsBrute(streamed, expected, queryPoints(rand, expected, 2000));
+    const fromArray = GeofenceIndex.build([
+      { id: 'g7', geometry: replaced },
+      ...list,
+      { id: 'g11', geometry: replaced },
+    ]);
+    assert.equal(fromArray.size, fences.size);
+    assertSameAsBrute(fromArray, expected, queryPoints(rand, expected, 2000));
+  });
+
+  test('boxes and points exactly on grid-cell lines (the per-cell quantized pre-filter is conservative)', () => {
+    // Squares whose sides lie on multiples of 2^-7° and 2^-8° (cell lines of the levels used here),
+    // probed at those lines, their ulp neighbours and the corners.
+    const squares = new Map<string, FenceGeometry>();
+    const lines: number[] = [];
+    for (let k = 0; k < 40; k++) {
+      const step = k % 2 === 0 ? 2 ** -7 : 2 ** -8;
+      const x0 = 13 + Math.floor(rand() * 64) * step;
+      const y0 = 52 + Math.floor(rand() * 64) * step;
+      const w = (1 + Math.floor(rand() * 4)) * step;
+      squares.set(`s${k}`, {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [x0, y0],
+            [x0 + w, y0],
+            [x0 + w, y0 + w],
+            [x0, y0 + w],
+            [x0, y0],
+          ],
+        ],
+      });
+      lines.push(x0, x0 + w, y0, y0 + w);
+    }
+    const index = GeofenceIndex.build([...squares].map(([id, geometry]) => ({ id, geometry })));
+    const pts: Position[] = [];
+    const xs = lines.filter((v) => v < 40);
+    const ys = lines.filter((v) => v > 40);
+    for (let i = 0; i < 3000; i++) {
+      const x = xs[Math.floor(rand() * xs.length)] as number;
+      const y = ys[Math.floor(rand() * ys.length)] as number;
+      const dx = [0, 2 ** -40, -(2 ** -40)][i % 3] as number;
+      pts.push([x + dx, y], [x, y - dx]);
+    }
+    assertSameAsBrute(index, squares, pts);
+  });
+});
