@@ -78,9 +78,11 @@ export const E_RINGS = 7;
 /** Ring counts are < 1024 (≤ 501 rings); the grid size G (≤ 64) is packed above them. */
 export const RINGS_G = 1024;
 
-/** Entry column E_RINGS of a polygon with `rings` rings and grid state `state`. */
-export function ringsAndGrid(st: FenceStore, rings: number, state: number): number {
-  return rings + RINGS_G * (state > 0 ? blockGridSize(st.grids, state - 1) : 0);
+/** Entry column E_RINGS of polygon `slot`: its ring count and, once its grid exists, the grid size. */
+export function ringsAndGrid(st: FenceStore, slot: number): number {
+  const o = slot * REC;
+  const state = st.rec[o + R_GRID] as number;
+  return (st.rec[o + R_RINGS] as number) + RINGS_G * (state > 0 ? blockGridSize(st.grids, state - 1) : 0);
 }
 
 /** Grid size G of the block at global offset `at` of an arena. */
@@ -103,10 +105,9 @@ export function writeEntry(st: FenceStore, slot: number, out: Float64Array, at: 
     out[at + 6] = rec[o + R_IN_LAT] as number;
     out[at + 7] = rec[o + R_IN_LNG] as number;
   } else {
-    const state = rec[o + R_GRID] as number;
-    out[at + 5] = state;
+    out[at + 5] = rec[o + R_GRID] as number;
     out[at + 6] = rec[o + R_RINGS_AT] as number;
-    out[at + 7] = ringsAndGrid(st, rec[o + R_RINGS] as number, state);
+    out[at + 7] = ringsAndGrid(st, slot);
   }
 }
 
@@ -666,11 +667,6 @@ export function setLookupPoint(x: number, y: number): void {
 export function circleContains(rec: Float64Array, slot: number, x: number, y: number): boolean {
   setLookupPoint(x, y);
   return circleInnerContainsPoint(rec, slot) || haversineContainsPoint(rec, slot);
-}
-
-/** Slot of a record's code. */
-export function slotOfCode(code: number): number {
-  return code < 0 ? -code - 1 : code;
 }
 
 /** Exact containment test of any slot and any point (boundary inside). */

@@ -513,7 +513,7 @@ export class GeofenceIndex {
       r[o + 3] as number,
       E_GRID,
       state,
-      ringsAndGrid(store, r[o + 7] as number, state),
+      ringsAndGrid(store, slot),
     );
     return state;
   }

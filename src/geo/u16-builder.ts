@@ -1,7 +1,7 @@
 /**
  * Arena of Uint16 blocks (the polygons' cell grids), in chunks: a block is addressed by a global offset
  * `chunk << ARENA_CHUNK_BITS | local` and never straddles two chunks. The first chunk grows by doubling up to
- * the full chunk size; then new full chunks are added, so growing never copies more than one chunk's worth
+ * the full chunk size (unless a larger capacity is given up front); then new full chunks are added, so growing never copies more than one chunk's worth
  * and never leaves more than one chunk partly unused (grids are built lazily, during lookups: a doubling
  * array would copy up to its whole size in the middle of a lookup and leave up to half of it unused).
  */
@@ -11,13 +11,25 @@ export const ARENA_CHUNK_WORDS = 1 << ARENA_CHUNK_BITS;
 export const ARENA_CHUNK_MASK = ARENA_CHUNK_WORDS - 1;
 
 export class U16Arena {
-  /** Chunks; all but the last are final. */
+  /** Chunks; `current` is being filled, later ones (pre-allocated) are still empty. */
   readonly chunks: Uint16Array[];
-  /** Words used in the last chunk. */
+  #current = 0;
+  /** Words used in the current chunk. */
   used = 0;
 
+  /**
+   * `capacity` words: up to a chunk, the first chunk's initial size; beyond, all the chunks needed are
+   * allocated now (compaction knows the total, and allocating ArrayBuffer memory in one go costs at most one
+   * GC where allocating it as we go costs more, see ADR 006).
+   */
   constructor(capacity = 1024) {
-    this.chunks = [new Uint16Array(Math.min(ARENA_CHUNK_WORDS, Math.max(16, capacity)))];
+    if (capacity <= ARENA_CHUNK_WORDS) {
+      this.chunks = [new Uint16Array(Math.max(16, capacity))];
+    } else {
+      // + 1: blocks never straddle chunks, so each chunk may end with unused words.
+      const count = Math.ceil(capacity / ARENA_CHUNK_WORDS) + 1;
+      this.chunks = Array.from({ length: count }, () => new Uint16Array(ARENA_CHUNK_WORDS));
+    }
   }
 
   /**
@@ -26,24 +38,23 @@ export class U16Arena {
    * if never used before (blocks are written in full by their builder).
    */
   alloc(n: number): number {
-    let last = this.chunks.length - 1;
-    let chunk = this.chunks[last] as Uint16Array;
+    let chunk = this.chunks[this.#current] as Uint16Array;
     let at = (this.used + 3) & ~3;
     if (at + n > chunk.length) {
-      if (chunk.length < ARENA_CHUNK_WORDS && last === 0) {
+      if (chunk.length < ARENA_CHUNK_WORDS && this.#current === 0) {
         const next = new Uint16Array(Math.min(ARENA_CHUNK_WORDS, Math.max(2 * chunk.length, at + n)));
         next.set(chunk.subarray(0, this.used));
         this.chunks[0] = next;
         chunk = next;
       }
       if (at + n > chunk.length) {
-        this.chunks.push(new Uint16Array(ARENA_CHUNK_WORDS));
-        last++;
+        this.#current++;
+        if (this.#current === this.chunks.length) this.chunks.push(new Uint16Array(ARENA_CHUNK_WORDS));
         at = 0;
       }
     }
     this.used = at + n;
-    return last * ARENA_CHUNK_WORDS + at;
+    return this.#current * ARENA_CHUNK_WORDS + at;
   }
 
   /** The chunk holding global offset `at`. */
