@@ -1,6 +1,8 @@
 /** SQL for API keys; every query but the authentication lookup is scoped by workspace. */
+import type { Selectable } from 'kysely';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
+import type { ApiKeysTable } from './auth.tables.ts';
 
 export interface ApiKey {
   id: string;
@@ -15,19 +17,6 @@ export interface ApiKey {
   createdAt: Date;
 }
 
-type ApiKeyRow = {
-  id: string;
-  workspace_id: string;
-  created_by: string | null;
-  name: string;
-  prefix: string;
-  scopes: unknown;
-  expires_at: Date | string | null;
-  last_used_at: Date | string | null;
-  revoked_at: Date | string | null;
-  created_at: Date | string;
-};
-
 const COLUMNS = [
   'id',
   'workspace_id',
@@ -40,6 +29,9 @@ const COLUMNS = [
   'revoked_at',
   'created_at',
 ] as const;
+
+/** A row as read, derived from the table declaration so the two cannot drift apart. */
+type ApiKeyRow = Pick<Selectable<ApiKeysTable>, (typeof COLUMNS)[number]>;
 
 function toApiKey(row: ApiKeyRow): ApiKey {
   return {

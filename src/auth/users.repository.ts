@@ -1,6 +1,8 @@
 /** SQL for users. Emails are stored lower-cased so uniqueness is case-insensitive. */
+import type { Selectable } from 'kysely';
 import { toDate, toDateOrNull } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
+import type { UsersTable } from './auth.tables.ts';
 
 export interface User {
   id: string;
@@ -12,15 +14,8 @@ export interface User {
   updatedAt: Date;
 }
 
-type UserRow = {
-  id: string;
-  email: string;
-  name: string | null;
-  password_hash: string;
-  email_verified_at: Date | string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-};
+/** A row as read, derived from the table declaration so the two cannot drift apart. */
+type UserRow = Selectable<UsersTable>;
 
 function toUser(row: UserRow): User {
   return {

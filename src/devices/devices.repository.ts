@@ -1,8 +1,9 @@
 /** SQL for devices; every query is scoped by workspace. */
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Executor } from '../db/transaction.ts';
+import type { DevicesTable } from './devices.tables.ts';
 
 export interface LastLocation {
   point: { type: 'Point'; coordinates: [number, number] };
@@ -48,21 +49,8 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
-type DeviceRow = {
-  id: string;
-  workspace_id: string;
-  name: string;
-  external_id: string | null;
-  user_id: string | null;
-  metadata: unknown;
-  last_location: unknown;
-  last_seen_at: Date | string | null;
-  last_evaluated_at: Date | string | null;
-  inside_geofence_ids: unknown;
-  active_session_id: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-};
+/** A row as read, derived from the table declaration so the two cannot drift apart. */
+type DeviceRow = Pick<Selectable<DevicesTable>, (typeof COLUMNS)[number]>;
 
 function toDevice(row: DeviceRow): Device {
   return {

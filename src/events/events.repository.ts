@@ -1,12 +1,12 @@
 /** SQL for geofence events and their outbox rows; every query is scoped by workspace. */
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import { type BulkColumn, chunks, insertRows, residualEquals } from '../db/bulk.ts';
 import { fromJson, json, toDate } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Executor } from '../db/transaction.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import type { EventType } from './events.tables.ts';
+import type { EventType, GeofenceEventsTable } from './events.tables.ts';
 
 export interface GeofenceEvent {
   id: string;
@@ -53,23 +53,8 @@ const COLUMNS = [
   'metadata',
 ] as const;
 
-type EventRow = {
-  id: string;
-  workspace_id: string;
-  event_id: string;
-  event_type: EventType;
-  device_id: string;
-  user_id: string;
-  geofence_id: string;
-  geofence_name: string;
-  lng: number;
-  lat: number;
-  location_id: string;
-  session_id: string | null;
-  occurred_at: Date | string;
-  created_at: Date | string;
-  metadata: unknown;
-};
+/** A row as read, derived from the table declaration so the two cannot drift apart. */
+type EventRow = Pick<Selectable<GeofenceEventsTable>, (typeof COLUMNS)[number]>;
 
 function toEvent(row: EventRow): GeofenceEvent {
   return {

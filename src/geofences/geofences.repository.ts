@@ -1,9 +1,10 @@
 /** SQL for geofences and their index change counter; every query is scoped by workspace. */
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { fromJson, json, toBool, toDate } from '../db/columns.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { Bbox, FenceGeometry, GeofenceEntry } from '../geo/index.ts';
+import type { GeofencesTable } from './geofences.tables.ts';
 
 export interface Geofence {
   id: string;
@@ -28,22 +29,6 @@ export interface GeofenceFilters {
   nameContains?: string | undefined;
 }
 
-type GeofenceRow = {
-  id: string;
-  workspace_id: string;
-  name: string;
-  description: string | null;
-  external_id: string | null;
-  geometry: unknown;
-  metadata: unknown;
-  enabled: boolean | number;
-  bbox: unknown;
-  vertex_count: number;
-  version: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-};
-
 const COLUMNS = [
   'id',
   'workspace_id',
@@ -59,6 +44,9 @@ const COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+
+/** A row as read, derived from the table declaration so the two cannot drift apart. */
+type GeofenceRow = Pick<Selectable<GeofencesTable>, (typeof COLUMNS)[number]>;
 
 function toGeofence(row: GeofenceRow): Geofence {
   return {

@@ -1,10 +1,11 @@
 /** SQL for stored locations; every query is scoped by workspace. */
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import { type BulkColumn, insertRows } from '../db/bulk.ts';
 import { fromJson, json, toBool, toDate } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Executor } from '../db/transaction.ts';
+import type { LocationsTable } from './locations.tables.ts';
 
 export interface StoredLocation {
   id: string;
@@ -48,22 +49,8 @@ const COLUMNS = [
   'out_of_order',
 ] as const;
 
-type LocationRow = {
-  id: string;
-  workspace_id: string;
-  device_id: string;
-  session_id: string | null;
-  lng: number;
-  lat: number;
-  accuracy: number | null;
-  speed: number | null;
-  heading: number | null;
-  altitude: number | null;
-  metadata: unknown;
-  recorded_at: Date | string;
-  received_at: Date | string;
-  out_of_order: boolean | number;
-};
+/** A row as read, derived from the table declaration so the two cannot drift apart. */
+type LocationRow = Pick<Selectable<LocationsTable>, (typeof COLUMNS)[number]>;
 
 function toLocation(row: LocationRow): StoredLocation {
   return {

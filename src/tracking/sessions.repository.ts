@@ -1,11 +1,11 @@
 /** SQL for tracking sessions; every query is scoped by workspace. */
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import { residualEquals, updateFromValues } from '../db/bulk.ts';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Executor } from '../db/transaction.ts';
-import type { SessionStatus } from './tracking.tables.ts';
+import type { SessionStatus, TrackingSessionsTable } from './tracking.tables.ts';
 
 export interface TrackingSession {
   id: string;
@@ -50,24 +50,8 @@ const COLUMNS = [
   'created_at',
 ] as const;
 
-type SessionRow = {
-  id: string;
-  workspace_id: string;
-  device_id: string;
-  status: SessionStatus;
-  metadata: unknown;
-  started_at: Date | string;
-  ended_at: Date | string | null;
-  location_count: number;
-  distance_m: number;
-  duration_s: number;
-  event_count: number;
-  geofence_ids_visited: unknown;
-  last_lng: number | null;
-  last_lat: number | null;
-  last_recorded_at: Date | string | null;
-  created_at: Date | string;
-};
+/** A row as read, derived from the table declaration so the two cannot drift apart. */
+type SessionRow = Pick<Selectable<TrackingSessionsTable>, (typeof COLUMNS)[number]>;
 
 function toSession(row: SessionRow): TrackingSession {
   return {

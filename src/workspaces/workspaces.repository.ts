@@ -2,9 +2,10 @@
  * SQL for workspaces and memberships. Tenant isolation lives here: every read of a workspace goes
  * through the caller's membership, so another workspace's id is simply not found.
  */
+import type { Selectable } from 'kysely';
 import { toDate } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
-import type { WorkspaceRole } from './workspaces.tables.ts';
+import type { WorkspaceRole, WorkspacesTable } from './workspaces.tables.ts';
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 86_400;
 
@@ -29,13 +30,8 @@ export interface Member {
   joinedAt: Date;
 }
 
-type WorkspaceRow = {
-  id: string;
-  name: string;
-  access_token_ttl_seconds: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-};
+/** A row as read, derived from the table declaration so the two cannot drift apart. */
+type WorkspaceRow = Selectable<WorkspacesTable>;
 
 function toWorkspace(row: WorkspaceRow): Workspace {
   return {
