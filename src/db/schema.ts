@@ -1,6 +1,7 @@
 /** The whole database as Kysely sees it; each domain declares its own tables. */
 import type { AccountSettingsTable, NotificationsTable } from '../account/account.tables.ts';
 import type { ApiKeysTable, AuthSessionsTable, OneTimeTokensTable, UsersTable } from '../auth/auth.tables.ts';
+import type { BillingTables } from '../billing/billing.tables.ts';
 import type { DevicesTable } from '../devices/devices.tables.ts';
 import type { EventOutboxTable, GeofenceEventsTable } from '../events/events.tables.ts';
 import type { GeofencesTable, GeofenceVersionsTable } from '../geofences/geofences.tables.ts';
@@ -8,13 +9,16 @@ import type { LocationsTable } from '../locations/locations.tables.ts';
 import type { EmailOutboxTable } from '../mail/mail.tables.ts';
 import type { TrackingSessionsTable } from '../tracking/tracking.tables.ts';
 import type { UsageCountersTable } from '../usage/usage.tables.ts';
+import type { DeliveryTables } from '../webhooks/deliveries.tables.ts';
+import type { WebhooksTable } from '../webhooks/webhooks.tables.ts';
 import type {
   InvitationsTable,
   WorkspaceMembersTable,
   WorkspacesTable,
 } from '../workspaces/workspaces.tables.ts';
 
-export interface DatabaseSchema {
+/** Domain table groups added by later migrations are merged in through `extends`. */
+export interface DatabaseSchema extends DeliveryTables, BillingTables {
   users: UsersTable;
   workspaces: WorkspacesTable;
   workspace_members: WorkspaceMembersTable;
@@ -33,4 +37,5 @@ export interface DatabaseSchema {
   event_outbox: EventOutboxTable;
   tracking_sessions: TrackingSessionsTable;
   usage_counters: UsageCountersTable;
+  webhooks: WebhooksTable;
 }

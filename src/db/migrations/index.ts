@@ -1,7 +1,17 @@
 import { identity } from './0001-identity.ts';
 import { geofences } from './0002-geofences.ts';
 import { devicesEvents } from './0003-devices-events.ts';
+import { webhooks } from './0004-webhooks.ts';
+import { webhookDeliveries } from './0005-webhook-deliveries.ts';
+import { billing } from './0006-billing.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
-export const MIGRATIONS: readonly Migration[] = [identity, geofences, devicesEvents];
+export const MIGRATIONS: readonly Migration[] = [
+  identity,
+  geofences,
+  devicesEvents,
+  webhooks,
+  webhookDeliveries,
+  billing,
+];
