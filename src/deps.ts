@@ -19,6 +19,7 @@ import { createRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
 import { createLogger } from './logger.ts';
 import { Mailer } from './mail/mailer.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
+import { SecretBox } from './shared/encryption.ts';
 import { resolveSecret } from './shared/secrets.ts';
 
 export interface Deps {
@@ -28,6 +29,8 @@ export interface Deps {
   database: DatabaseHandle;
   jwtSecret: string;
   encryptionKey: string;
+  /** Seals secrets stored at rest (webhook signing secrets, workflow credentials). */
+  secretBox: SecretBox;
   redis: Redis | undefined;
   mailer: Mailer;
   notifier: Notifier;
@@ -105,6 +108,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     database,
     jwtSecret,
     encryptionKey,
+    secretBox: new SecretBox(encryptionKey),
     redis,
     mailer,
     notifier: new Notifier({ db, mailer, clock }),
