@@ -3,12 +3,21 @@
  * GET /healthz on the same server in the same run: GET /auth/me with a JWT (session check +
  * two reads) and GET /auth/test-api-key with an API key (both header forms). Key lookups and
  * sessions are cached; hashing happens only at login and key creation.
+ *
+ * Issue 7 adds the cost of the API-key rate limit: the same GET /auth/test-api-key on a second
+ * server with the limit switched off (API_KEY_RATE_LIMITS=false, the baseline) and, when Redis is
+ * reachable, on a third with REDIS_URL (one EVALSHA per request). The three servers share one
+ * database and key; their runs are interleaved round by round. The plan table gives the free plan
+ * a limit no run can reach, so every request takes the full counting path and none is refused.
  * Usage: npm run bench:auth [-- --seconds 5 --rounds 3 --connections 64]
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { DEFAULT_PLANS } from '../src/billing/plans.ts';
+import { limiterCost } from './support/limiter-cost.ts';
 import { freePort, type LoadResult, load, startServer, stopServer, summarize } from './support/load.ts';
 
 const { values } = parseArgs({
@@ -22,14 +31,54 @@ const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+async function redisReachable(): Promise<boolean> {
+  const probe = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-auth-'));
+const plansFile = path.join(dir, 'plans.json');
+fs.writeFileSync(
+  plansFile,
+  JSON.stringify(
+    DEFAULT_PLANS.map((p) =>
+      p.id === 'free' ? { ...p, limits: { ...p.limits, api_requests_per_hour: 1e12 } } : p,
+    ),
+  ),
+);
+const redisPrefix = `bench-auth-${process.pid}-${Date.now()}:`;
+const sharedEnv = {
+  DATA_DIR: dir,
+  DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
+  LOG_LEVEL: 'info',
+  PLANS_FILE: plansFile,
+};
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const server = await startServer(
+const server = await startServer('src/server.ts', sharedEnv, port);
+const unlimitedPort = await freePort();
+const unlimited = await startServer(
   'src/server.ts',
-  { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`, LOG_LEVEL: 'info' },
-  port,
+  { ...sharedEnv, API_KEY_RATE_LIMITS: 'false' },
+  unlimitedPort,
 );
+const withRedis = await redisReachable();
+const redisPort = await freePort();
+const redisServer = withRedis
+  ? await startServer('src/server.ts', { ...sharedEnv, REDIS_URL, REDIS_KEY_PREFIX: redisPrefix }, redisPort)
+  : undefined;
 
 async function post(url: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${url}`, {
@@ -41,7 +90,14 @@ async function post(url: string, body: unknown, token?: string): Promise<Record<
   return (await res.json()) as Record<string, unknown>;
 }
 
-const results: Record<string, LoadResult[]> = { healthz: [], jwtMe: [], apiKeyBearer: [], apiKeyHeader: [] };
+const results: Record<string, LoadResult[]> = {
+  healthz: [],
+  jwtMe: [],
+  apiKeyBearer: [],
+  apiKeyHeader: [],
+  apiKeyNoLimit: [],
+  apiKeyRedis: [],
+};
 try {
   await post('/api/v1/auth/register', { email: 'bench@example.com', password: 'bench password' });
   const pair = await post('/api/v1/auth/login', { email: 'bench@example.com', password: 'bench password' });
@@ -65,16 +121,50 @@ try {
       headers: { 'x-api-key': key },
       serverPid: server.pid,
     },
+    apiKeyNoLimit: {
+      url: `http://127.0.0.1:${unlimitedPort}/api/v1/auth/test-api-key`,
+      headers: { authorization: `Bearer ${key}` },
+      serverPid: unlimited.pid,
+    },
+    ...(redisServer
+      ? {
+          apiKeyRedis: {
+            url: `http://127.0.0.1:${redisPort}/api/v1/auth/test-api-key`,
+            headers: { authorization: `Bearer ${key}` },
+            serverPid: redisServer.pid,
+          },
+        }
+      : {}),
   };
-  for (const c of Object.values(cases)) await load({ ...c, connections, seconds: 1 });
+  // Warm-up. The first server's auth path is also warmed by the two key cases that share it, so the
+  // other servers' single case gets as much (JIT state would otherwise decide the ratios).
+  const warmUp: Record<string, number> = { apiKeyNoLimit: 4, apiKeyRedis: 4 };
+  for (const [name, c] of Object.entries(cases))
+    await load({ ...c, connections, seconds: warmUp[name] ?? 2 });
   for (let round = 0; round < rounds; round++) {
-    for (const [name, c] of Object.entries(cases))
-      results[name]?.push(await load({ ...c, connections, seconds }));
+    // Alternate the order so that no case always runs right after the same neighbour.
+    const order = Object.entries(cases);
+    if (round % 2 === 1) order.reverse();
+    for (const [name, c] of order) results[name]?.push(await load({ ...c, connections, seconds }));
   }
 } finally {
   await stopServer(server);
-  fs.rmSync(dir, { recursive: true, force: true });
+  await stopServer(unlimited);
+  if (redisServer) await stopServer(redisServer);
 }
+
+// The limiter on its own, with the servers stopped: CPU per check in a tight loop.
+const memoryCost = await limiterCost({ plansFile, checks: 1_000_000, concurrency: 1 });
+const redisCost = withRedis
+  ? await limiterCost({ plansFile, redisUrl: REDIS_URL, redisPrefix, checks: 100_000, concurrency: 64 })
+  : undefined;
+if (withRedis) {
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${redisPrefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+}
+fs.rmSync(dir, { recursive: true, force: true });
 
 const s = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, summarize(v)])) as Record<
   string,
@@ -101,6 +191,29 @@ const figures = {
   jwt_cpu_ratio: ratio(get('healthz').cpuUsPerReq, get('jwtMe').cpuUsPerReq),
   api_key_cpu_ratio: ratio(get('healthz').cpuUsPerReq, get('apiKeyBearer').cpuUsPerReq),
   target_ratio: 0.8,
+  // The API-key rate limit's cost: the limited servers against the unlimited one (same run).
+  api_key_no_limit_rps: get('apiKeyNoLimit').rps,
+  api_key_redis_rps: withRedis ? get('apiKeyRedis').rps : null,
+  api_key_no_limit_cpu_us: get('apiKeyNoLimit').cpuUsPerReq,
+  api_key_redis_cpu_us: withRedis ? get('apiKeyRedis').cpuUsPerReq : null,
+  rate_limit_memory_ratio: ratio(get('apiKeyBearer').rps, get('apiKeyNoLimit').rps),
+  rate_limit_redis_ratio: withRedis ? ratio(get('apiKeyRedis').rps, get('apiKeyNoLimit').rps) : null,
+  rate_limit_memory_cpu_ratio: ratio(get('apiKeyNoLimit').cpuUsPerReq, get('apiKeyBearer').cpuUsPerReq),
+  rate_limit_redis_cpu_ratio: withRedis
+    ? ratio(get('apiKeyNoLimit').cpuUsPerReq, get('apiKeyRedis').cpuUsPerReq)
+    : null,
+  // The same ratios from the limiter's own CPU per check added to the unlimited request's CPU.
+  limiter_memory_cpu_us_per_check: memoryCost.cpuUsPerCheck,
+  limiter_redis_cpu_us_per_check: redisCost?.cpuUsPerCheck ?? null,
+  rate_limit_memory_derived_ratio: ratio(
+    get('apiKeyNoLimit').cpuUsPerReq,
+    get('apiKeyNoLimit').cpuUsPerReq + memoryCost.cpuUsPerCheck,
+  ),
+  rate_limit_redis_derived_ratio: redisCost
+    ? ratio(get('apiKeyNoLimit').cpuUsPerReq, get('apiKeyNoLimit').cpuUsPerReq + redisCost.cpuUsPerCheck)
+    : null,
+  rate_limit_memory_target: 0.95,
+  rate_limit_redis_target: 0.8,
   non2xx: Object.values(s).reduce((n, r) => n + r.non2xx, 0),
 };
 console.log(`bench:auth — ${connections} connections, ${rounds} rounds × ${seconds} s, medians`);
@@ -109,6 +222,8 @@ for (const [label, name] of [
   ['GET /auth/me (JWT)', 'jwtMe'],
   ['GET /auth/test-api-key (Bearer key)', 'apiKeyBearer'],
   ['GET /auth/test-api-key (X-API-Key)', 'apiKeyHeader'],
+  ['  same, rate limit off (baseline)', 'apiKeyNoLimit'],
+  ...(withRedis ? ([['  same, rate limit in Redis', 'apiKeyRedis']] as const) : []),
 ] as const) {
   const r = get(name);
   console.log(
@@ -117,5 +232,17 @@ for (const [label, name] of [
 }
 console.log(
   `ratio to /healthz: JWT ${figures.jwt_ratio}, API key ${figures.api_key_ratio} / ${figures.api_key_header_ratio} (target ≥ 0.8)`,
+);
+console.log(
+  `rate-limit cost, to the same requests with the limit off: memory ${figures.rate_limit_memory_ratio} req/s, ${figures.rate_limit_memory_cpu_ratio} CPU (target ≥ 0.95); ` +
+    (withRedis
+      ? `Redis ${figures.rate_limit_redis_ratio} req/s, ${figures.rate_limit_redis_cpu_ratio} CPU (target ≥ 0.8; Redis's own CPU not included)`
+      : 'Redis not reachable, not measured'),
+);
+console.log(
+  `limiter alone: memory ${memoryCost.cpuUsPerCheck} µs CPU/check → ratio ${figures.rate_limit_memory_derived_ratio}` +
+    (redisCost
+      ? `; Redis ${redisCost.cpuUsPerCheck} µs CPU/check (this process only) → ratio ${figures.rate_limit_redis_derived_ratio}`
+      : ''),
 );
 console.log(JSON.stringify(figures));

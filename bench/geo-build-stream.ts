@@ -29,6 +29,10 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ['gc'] });
 const gcInside = (from: number, to: number): number =>
   gcPauses.reduce((ms, [start, d]) => (start >= from && start < to ? ms + d : ms), 0);
+/** CPU milliseconds (user + system, all threads) of a `process.cpuUsage(since)` delta. */
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
+}
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[s.length >> 1] as number;
@@ -105,20 +109,26 @@ function* stream(): Generator<{ id: string; geometry: FenceGeometry }> {
 
 const materialiseTimes: number[] = [];
 const buildTimes: number[] = [];
+const buildCpu: number[] = [];
+const materialiseCpu: number[] = [];
 const buildGc: number[] = [];
 let size = 0;
 for (let round = 0; round < 5; round++) {
   gc();
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await new Promise((resolve) => setTimeout(resolve, 300)); // background sweeping done
+  let cpu = process.cpuUsage();
   let t = performance.now();
   let count = 0;
   for (const e of stream()) count += e.id.length > 0 ? 1 : 0;
   materialiseTimes.push(performance.now() - t);
+  materialiseCpu.push(cpuMs(process.cpuUsage(cpu)));
   gc();
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await new Promise((resolve) => setTimeout(resolve, 300)); // background sweeping done
+  cpu = process.cpuUsage();
   t = performance.now();
   const index = GeofenceIndex.build(stream());
   const end = performance.now();
+  buildCpu.push(cpuMs(process.cpuUsage(cpu)));
   size = index.size;
   await new Promise((resolve) => setTimeout(resolve, 20));
   buildTimes.push(end - t);
@@ -131,9 +141,11 @@ const figures = {
   streamBuildRunsMs: buildTimes.map((t) => Math.round(t)),
   streamBuildGcMs: Math.round(median(buildGc)),
   materialiseMs: Math.round(median(materialiseTimes)),
+  streamBuildCpuMs: Math.round(median(buildCpu)),
+  materialiseCpuMs: Math.round(median(materialiseCpu)),
   streamBuildWithoutMaterialiseMs: Math.round(median(buildTimes) - median(materialiseTimes)),
 };
 console.log(
-  `streaming build of ${size.toLocaleString('en-US')} fences (GeoJSON materialised one fence at a time): median ${figures.streamBuildMs} ms of ${figures.streamBuildRunsMs.join(', ')}, GC pauses inside ${figures.streamBuildGcMs} ms; materialising the GeoJSON alone takes ${figures.materialiseMs} ms, so the index's share is ≈ ${figures.streamBuildWithoutMaterialiseMs} ms`,
+  `streaming build of ${size.toLocaleString('en-US')} fences (GeoJSON materialised one fence at a time): median ${figures.streamBuildMs} ms of ${figures.streamBuildRunsMs.join(', ')}, GC pauses inside ${figures.streamBuildGcMs} ms; materialising the GeoJSON alone takes ${figures.materialiseMs} ms, so the index's share is ≈ ${figures.streamBuildWithoutMaterialiseMs} ms; CPU (user + system) median ${figures.streamBuildCpuMs} ms, of which materialising ≈ ${figures.materialiseCpuMs} ms`,
 );
 console.log(JSON.stringify(figures));

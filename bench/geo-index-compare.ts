@@ -11,7 +11,9 @@
  */
 import Flatbush from 'flatbush';
 import RBush from 'rbush';
-import { buildFenceStore, ENTRY, writeEntry } from '../src/geo/fence-store.ts';
+import { ENTRY } from '../src/geo/fence-layout.ts';
+import { writeEntry } from '../src/geo/fence-store.ts';
+import { buildFenceStore } from '../src/geo/fence-store-builder.ts';
 import { cellFraction, StaticGrid } from '../src/geo/grid-index.ts';
 import type { FenceGeometry, Position } from '../src/geo/types.ts';
 
@@ -168,8 +170,8 @@ for (const nodeSize of [4, 8, 16]) {
     writeEntry(store, s, entryRows, ENTRY * s);
     codes[s] = s;
   }
-  const build = timeIt(() => new StaticGrid(entryRows, ENTRY, codes, n).levels.length, 3);
-  const grid = new StaticGrid(entryRows, ENTRY, codes, n);
+  const build = timeIt(() => StaticGrid.build(entryRows, ENTRY, codes, n).levels.length, 3);
+  const grid = StaticGrid.build(entryRows, ENTRY, codes, n);
   const { entries, qboxes } = grid;
   record(
     'StaticGrid (ours: dense CSR, quantized pre-filter)',

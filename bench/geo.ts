@@ -10,8 +10,11 @@
  *
  * The index build is timed with its input already parsed and validated (100 000 GeoJSON geometries alive,
  * ~0.5 GB of heap, as when a service has just loaded its fences): wall time including garbage collection,
- * and the GC pauses inside it separately — V8 runs a full mark of that heap once the index's ~130 MB of new
- * typed arrays pass its external-memory limit, a cost set by the caller's heap, not by the index.
+ * the GC pauses inside it, and CPU time (user + system of all threads, process.cpuUsage), which is the
+ * robust figure on a shared machine where wall time also counts waiting for a core.
+ *
+ * Updates run with lookups in between, each timed, so the figures show the worst single update and what
+ * readers see while a background compaction runs (ADR 006).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -48,6 +51,11 @@ function gcInside(from: number, to: number): number {
   let ms = 0;
   for (const [start, duration] of gcPauses) if (start >= from && start < to) ms += duration;
   return ms;
+}
+
+/** CPU milliseconds (user + system, every thread of the process) of a `process.cpuUsage(since)` delta. */
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
 }
 
 function median(values: number[]): number {
@@ -143,27 +151,33 @@ console.log(
 
 // --- index build ------------------------------------------------------------------------------------------
 const buildTimes: number[] = [];
+const buildCpuTimes: number[] = [];
 const buildGcTimes: number[] = [];
 let index: GeofenceIndex | undefined;
 let builtSize = 0;
-for (let r = 0; r < 5; r++) {
+for (let r = 0; r < 7; r++) {
   index = undefined;
   gc();
-  await new Promise((resolve) => setImmediate(resolve)); // let the observer account the forced GC
+  // Let V8's background threads finish sweeping the 0.5 GB heap after the forced GC, so that the build's
+  // CPU time does not include the bench's own GC (and the observer accounts it).
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const cpu = process.cpuUsage();
   const t = performance.now();
   index = GeofenceIndex.build(entries);
   const end = performance.now();
+  buildCpuTimes.push(cpuMs(process.cpuUsage(cpu)));
   buildTimes.push(end - t);
   builtSize = index.size;
   await new Promise((resolve) => setTimeout(resolve, 20)); // GC entries are delivered asynchronously
   buildGcTimes.push(gcInside(t, end));
 }
 const buildMs = median(buildTimes);
+const buildCpuMs = median(buildCpuTimes);
 const buildGcMs = median(buildGcTimes);
 const buildNoGcMs = median(buildTimes.map((t, i) => t - (buildGcTimes[i] as number)));
 gcObserver.disconnect(); // observing every scavenge costs time in the lookup loops below
 console.log(
-  `index build of ${fmt(builtSize)} fences (input already parsed, ~${fmt(process.memoryUsage().heapUsed / 1e6)} MB heap alive): median ${fmt(buildMs)} ms of ${buildTimes.map((t) => fmt(t)).join(', ')} (target < 500 ms), GC pauses included; of which GC: median ${fmt(buildGcMs)} ms (${buildGcTimes.map((t) => fmt(t)).join(', ')}); without the GC pauses: median ${fmt(buildNoGcMs)} ms`,
+  `index build of ${fmt(builtSize)} fences (input already parsed, ~${fmt(process.memoryUsage().heapUsed / 1e6)} MB heap alive): median ${fmt(buildMs)} ms wall of ${buildTimes.map((t) => fmt(t)).join(', ')} (target < 500 ms), GC pauses included; CPU time (user + system, all threads): median ${fmt(buildCpuMs)} ms of ${buildCpuTimes.map((t) => fmt(t)).join(', ')}; GC pauses: median ${fmt(buildGcMs)} ms (${buildGcTimes.map((t) => fmt(t)).join(', ')}); wall without the GC pauses: median ${fmt(buildNoGcMs)} ms`,
 );
 
 // Streaming build in a child process (bench/geo-build-stream.ts): there only one fence's GeoJSON is alive at
@@ -285,29 +299,76 @@ console.log(
   `ratio ours / baseline: ${fmt(ourRate / baseRate, 2)}× (target ≥ 4×; queryInto ${fmt(intoRate / baseRate, 2)}×); hit totals ${ourHits === baseHits && intoHits === baseHits ? 'agree' : 'DIFFER'}`,
 );
 
-// --- updates ----------------------------------------------------------------------------------------------
+// --- updates, with lookups in between (background compaction, ADR 006) -----------------------------------
+// 40 000 mixed updates (upserts of existing and new ids, removes), each followed by 4 timed lookups. The
+// automatic compactions run in bounded steps inside the updates; the lookups show what a reader sees
+// meanwhile. Every update and lookup is timed on its own, in wall time and in this thread's CPU time
+// (process.threadCpuUsage): on a shared machine the wall time of a single operation also counts the
+// moments the thread was descheduled, its CPU time does not (a GC pause on this thread counts in both).
+const threadUs = (): number => {
+  const u = process.threadCpuUsage();
+  return u.user + u.system;
+};
 const upsertTimes: number[] = [];
+const upsertCpuUs: number[] = [];
+const upsertStarts: number[] = [];
 const removeTimes: number[] = [];
+const removeCpuUs: number[] = [];
+const lookupsCompacting: number[] = [];
+const lookupsQuiet: number[] = [];
+const updateGcBefore = gcPauses.length;
+gcObserver.observe({ entryTypes: ['gc'] });
 const compactionsBefore = ours.stats.compactions;
-for (let i = 0; i < 20_000; i++) {
+let updatesCompacting = 0;
+const updatesCpu = process.cpuUsage();
+for (let i = 0; i < 40_000; i++) {
   const e = entries[(i * 7919) % entries.length] as { id: string; geometry: FenceGeometry };
+  const c = threadUs();
+  const t = performance.now();
   if (i % 4 === 3) {
-    const t = performance.now();
     ours.remove(e.id);
     removeTimes.push(performance.now() - t);
+    removeCpuUs.push(threadUs() - c);
   } else {
-    const t = performance.now();
-    ours.upsert(e.id, e.geometry);
+    ours.upsert(i % 8 === 1 ? `new-${i}` : e.id, e.geometry);
     upsertTimes.push(performance.now() - t);
+    upsertCpuUs.push(threadUs() - c);
+    upsertStarts.push(t);
+  }
+  const compacting = ours.stats.compacting;
+  if (compacting) updatesCompacting++;
+  for (let k = 0; k < 4; k++) {
+    const p = points[(i * 4 + k) % points.length] as Position;
+    const tl = performance.now();
+    ours.queryInto(p[0], p[1], reused);
+    (compacting ? lookupsCompacting : lookupsQuiet).push(performance.now() - tl);
   }
 }
+const updatesCpuMs = cpuMs(process.cpuUsage(updatesCpu));
 const compactions = ours.stats.compactions - compactionsBefore;
+await new Promise((resolve) => setTimeout(resolve, 20));
+gcObserver.disconnect();
+const maxOf = (values: number[]): number => values.reduce((m, v) => Math.max(m, v), 0);
+const updateGcMax = maxOf(gcPauses.slice(updateGcBefore).map(([, d]) => d));
+// The worst upserts that no GC pause overlapped: what the index itself costs (GC pauses are reported above).
+const updatePauses = gcPauses.slice(updateGcBefore);
+const gcFree = upsertTimes.flatMap((ms, k) => {
+  const from = upsertStarts[k] as number;
+  const hit = updatePauses.some(([start, d]) => start < from + ms && start + d > from);
+  return hit ? [] : [k];
+});
+const upsertMaxNoGcMs = maxOf(gcFree.map((k) => upsertTimes[k] as number));
+const upsertCpuMaxNoGcUs = maxOf(gcFree.map((k) => upsertCpuUs[k] as number));
 gc();
 const t1 = performance.now();
 ours.compact();
 const compactMs = performance.now() - t1;
+const us = (ms: number): string => fmt(ms * 1000, 1);
 console.log(
-  `upsert latency p50 ${fmt(median(upsertTimes) * 1000, 1)} µs, p99 ${fmt(quantile(upsertTimes, 0.99) * 1000, 1)} µs, max ${fmt(Math.max(...upsertTimes), 1)} ms; remove p50 ${fmt(median(removeTimes) * 1000, 1)} µs; ${compactions} automatic compactions in 20,000 updates; explicit compact() ${fmt(compactMs)} ms`,
+  `updates: upsert wall p50 ${us(median(upsertTimes))} µs, p99 ${us(quantile(upsertTimes, 0.99))} µs, p99.9 ${us(quantile(upsertTimes, 0.999))} µs, max ${fmt(maxOf(upsertTimes), 2)} ms; upsert thread CPU p99.9 ${fmt(quantile(upsertCpuUs, 0.999))} µs, max ${fmt(maxOf(upsertCpuUs) / 1000, 2)} ms; remove wall p50 ${us(median(removeTimes))} µs, max ${fmt(maxOf(removeTimes), 2)} ms, thread CPU max ${fmt(maxOf(removeCpuUs) / 1000, 2)} ms; worst upsert that no GC pause overlapped: ${fmt(upsertMaxNoGcMs, 2)} ms wall, ${fmt(upsertCpuMaxNoGcUs / 1000, 2)} ms thread CPU (${fmt(upsertTimes.length - gcFree.length)} upserts overlapped a GC); ${compactions} background compactions in 40,000 updates (${fmt(updatesCompacting)} updates made while one ran); longest GC pause meanwhile ${fmt(updateGcMax, 1)} ms; CPU of updates + lookups ${fmt(updatesCpuMs)} ms`,
+);
+console.log(
+  `lookups between updates: while compacting p50 ${us(median(lookupsCompacting))} µs, p99 ${us(quantile(lookupsCompacting, 0.99))} µs, max ${fmt(maxOf(lookupsCompacting), 2)} ms (${fmt(lookupsCompacting.length)}); otherwise p50 ${us(median(lookupsQuiet))} µs, p99 ${us(quantile(lookupsQuiet, 0.99))} µs, max ${fmt(maxOf(lookupsQuiet), 2)} ms (${fmt(lookupsQuiet.length)}); explicit compact() ${fmt(compactMs)} ms`,
 );
 
 const figures = {
@@ -319,6 +380,8 @@ const figures = {
   validate500StarUs: Math.round(star500Ms * 1000 * 10) / 10,
   validate500SpikyUs: Math.round(spiky500Ms * 1000 * 10) / 10,
   buildMs: Math.round(buildMs),
+  buildCpuMs: Math.round(buildCpuMs),
+  buildCpuRunsMs: buildCpuTimes.map((t) => Math.round(t)),
   buildRunsMs: buildTimes.map((t) => Math.round(t)),
   buildGcMs: Math.round(buildGcMs),
   buildGcRunsMs: buildGcTimes.map((t) => Math.round(t)),
@@ -326,6 +389,8 @@ const figures = {
   streamBuildMs: stream.streamBuildMs,
   streamBuildGcMs: stream.streamBuildGcMs,
   streamBuildMaterialiseMs: stream.materialiseMs,
+  streamBuildCpuMs: stream.streamBuildCpuMs,
+  streamBuildMaterialiseCpuMs: stream.materialiseCpuMs,
   indexHeapBytes: indexHeap,
   heapBytesPerStoredVertex: Math.round((indexHeap / storedVertices) * 10) / 10,
   approxHeapBytes: ours.approxHeapBytes(),
@@ -343,8 +408,22 @@ const figures = {
   hitsPerPoint: Math.round((ourHits / points.length) * 1000) / 1000,
   upsertP50Us: Math.round(median(upsertTimes) * 1000 * 10) / 10,
   upsertP99Us: Math.round(quantile(upsertTimes, 0.99) * 1000 * 10) / 10,
-  upsertMaxMs: Math.round(Math.max(...upsertTimes) * 10) / 10,
+  upsertP999Us: Math.round(quantile(upsertTimes, 0.999) * 1000 * 10) / 10,
+  upsertMaxMs: Math.round(maxOf(upsertTimes) * 100) / 100,
+  upsertThreadCpuP999Us: Math.round(quantile(upsertCpuUs, 0.999)),
+  upsertThreadCpuMaxMs: Math.round(maxOf(upsertCpuUs) / 10) / 100,
+  upsertMaxNoGcMs: Math.round(upsertMaxNoGcMs * 100) / 100,
+  upsertThreadCpuMaxNoGcMs: Math.round(upsertCpuMaxNoGcUs / 10) / 100,
+  removeMaxMs: Math.round(maxOf(removeTimes) * 100) / 100,
+  removeThreadCpuMaxMs: Math.round(maxOf(removeCpuUs) / 10) / 100,
   compactions,
+  updatesWhileCompacting: updatesCompacting,
+  updateGcMaxMs: Math.round(updateGcMax * 10) / 10,
+  lookupWhileCompactingP50Us: Math.round(median(lookupsCompacting) * 1000 * 10) / 10,
+  lookupWhileCompactingP99Us: Math.round(quantile(lookupsCompacting, 0.99) * 1000 * 10) / 10,
+  lookupWhileCompactingMaxMs: Math.round(maxOf(lookupsCompacting) * 100) / 100,
+  lookupQuietP50Us: Math.round(median(lookupsQuiet) * 1000 * 10) / 10,
+  lookupQuietP99Us: Math.round(quantile(lookupsQuiet, 0.99) * 1000 * 10) / 10,
   compactMs: Math.round(compactMs),
 };
 console.log(JSON.stringify(figures));

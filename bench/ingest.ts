@@ -4,12 +4,17 @@
  *  - Batch ingestion: POST /locations/batch with 1,000 locations a request (a few requests in
  *    flight), events committed before each answer: locations/s and events/s end to end.
  *  - Single-location POST /devices/{id}/locations at 64 connections: req/s as a ratio of bare
- *    Fastify's small POST in the same run, p50/p99 latency.
+ *    Fastify's small POST (bench/support/bare-fastify.ts, the reference of bench:http) measured in
+ *    the same run, the two alternating (bare, single, bare, single, …) so that load from other
+ *    processes on a shared machine hits both alike; medians of the rounds; p50/p99 latency.
+ *  - Server CPU time per 1,000 batch locations and per single request (from /proc): far less
+ *    sensitive than throughput to other work on the machine.
  *  - Resident memory of the server: per 10,000 geofences (index loaded) and per 10,000 devices.
  * Runs on SQLite, and on PostgreSQL too with --postgres (a fresh database is created and dropped).
- * Usage: npm run bench:ingest [-- --postgres --batches 100 --seconds 5]
+ * Batch throughput is the median of three equal segments of the timed batches.
+ * Usage: npm run bench:ingest [-- --postgres --batches 100 --seconds 5 --rounds 3 --cpu-prof DIR]
  */
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +22,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 // @ts-expect-error: the shared workload generator is plain JavaScript without types.
 import { fences, points } from '../../shared/bench/dataset.mjs';
-import { freePort, load, median, startServer, stopServer } from './support/load.ts';
+import { freePort, load, median, processCpuMs, startServer, stopServer } from './support/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -26,13 +31,17 @@ const { values } = parseArgs({
     batches: { type: 'string', default: '100' },
     concurrency: { type: 'string', default: '2' },
     seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     fences: { type: 'string', default: '10000' },
     devices: { type: 'string', default: '10000' },
+    // Writes a V8 CPU profile of the server (node --cpu-prof) into this folder when it stops.
+    'cpu-prof': { type: 'string' },
   },
 });
 const BATCHES = Number(values.batches);
 const CONCURRENCY = Number(values.concurrency);
 const SECONDS = Number(values.seconds);
+const ROUNDS = Number(values.rounds);
 const FENCES = Number(values.fences);
 const DEVICES = Number(values.devices);
 
@@ -42,6 +51,32 @@ const queryPoints = (points as (n: number, seed: number) => Array<[number, numbe
   Math.max(200_000, BATCHES * 1000),
   2,
 );
+
+/**
+ * `startServer` under `node --cpu-prof` (NODE_OPTIONS cannot carry the flag): the profile is
+ * written into `dir` when stopServer's SIGTERM ends the server.
+ */
+async function startProfiledServer(
+  env: Record<string, string>,
+  port: number,
+  dir: string,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'src/server.ts'], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
+    } catch {
+      // not yet listening
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not start');
+}
 
 function rssKiB(pid: number | undefined): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -79,16 +114,25 @@ interface DbFigures {
   batch_locations_per_s: number;
   batch_events_per_s: number;
   batch_events_total: number;
+  /** Server CPU (user + system) per 1,000 timed batch locations. */
+  batch_cpu_ms_per_1000: number;
   single_rps: number;
   single_p50_ms: number;
   single_p99_ms: number;
+  single_cpu_us_per_req: number;
   bare_post_rps: number;
+  bare_cpu_us_per_req: number;
   single_ratio: number;
   rss_mib_per_10k_geofences: number;
   rss_mib_per_10k_devices: number;
 }
 
-async function runOn(database: 'sqlite' | 'postgres', barePostRps: number): Promise<DbFigures> {
+interface Bare {
+  port: number;
+  pid: number | undefined;
+}
+
+async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFigures> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
   const pgName = `bench_ingest_${process.pid}`;
   let databaseUrl = `sqlite:${path.join(dir, 'ingest.db')}`;
@@ -107,11 +151,12 @@ async function runOn(database: 'sqlite' | 'postgres', barePostRps: number): Prom
   }
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = await startServer(
-    'src/server.ts',
-    { DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-    port,
-  );
+  const serverEnv = { DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
+  const profileDir = values['cpu-prof'];
+  const server =
+    profileDir === undefined
+      ? await startServer('src/server.ts', serverEnv, port)
+      : await startProfiledServer(serverEnv, port, profileDir);
   try {
     await api(base, 'POST', '/auth/register', { email: 'bench@example.com', password: 'bench password' }, {});
     const pair = await api(
@@ -166,50 +211,89 @@ async function runOn(database: 'sqlite' | 'postgres', barePostRps: number): Prom
     const rssDevices = rssKiB(server.pid);
     let events = 0;
     const timed = batches.slice(warmup);
-    const started = process.hrtime.bigint();
-    await pool(timed, CONCURRENCY, async (batch) => {
-      const answer = await api(base, 'POST', '/locations/batch', batch, auth);
-      events += (answer.events as unknown[]).length;
-    });
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    // Three equal segments, each timed on its own: the median segment is the figure.
+    const segmentRates: number[] = [];
+    const cpuBefore = processCpuMs(server.pid);
+    const segment = Math.ceil(timed.length / 3);
+    for (let from = 0; from < timed.length; from += segment) {
+      const part = timed.slice(from, from + segment);
+      const started = process.hrtime.bigint();
+      await pool(part, CONCURRENCY, async (batch) => {
+        const answer = await api(base, 'POST', '/locations/batch', batch, auth);
+        events += (answer.events as unknown[]).length;
+      });
+      segmentRates.push((part.length * 1000) / (Number(process.hrtime.bigint() - started) / 1e9));
+    }
+    const batchCpuMs = (processCpuMs(server.pid) ?? 0) - (cpuBefore ?? 0);
+    const batchRate = median(segmentRates);
 
-    // Single-location POSTs, random device and point per request.
+    // Single-location POSTs, random device and point per request, alternating with bare Fastify.
     const devices = (await api(base, 'GET', '/devices?limit=200', undefined, auth)).results as Array<{
       id: string;
     }>;
-    let k = 0;
-    const single = await autocannon({
-      url: base,
-      connections: 64,
-      duration: SECONDS,
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...auth },
-          setupRequest: (req) => {
-            k++;
-            const device = devices[k % devices.length] as { id: string };
-            const [lng, lat] = queryPoints[(k * 7919) % queryPoints.length] as [number, number];
-            return {
-              ...req,
-              path: `/api/v1/devices/${device.id}/locations`,
-              body: JSON.stringify({ coordinates: [lng, lat] }),
-            };
-          },
-        },
-      ],
+    const bodies = Array.from({ length: 4096 }, (_, i) => {
+      const [lng, lat] = queryPoints[(i * 7919) % queryPoints.length] as [number, number];
+      return JSON.stringify({ coordinates: [lng, lat] });
     });
-    if (single.non2xx > 0) console.warn(`${database}: ${single.non2xx} single POSTs were not 2xx`);
+    let k = 0;
+    const singles: Array<{ rps: number; p50: number; p99: number; cpuUs: number }> = [];
+    const bares: Array<{ rps: number; cpuUs: number }> = [];
+    let non2xx = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const reference = await load({
+        url: `http://127.0.0.1:${bare.port}/echo`,
+        method: 'POST',
+        body: '{"coordinates":[13.4,52.5]}',
+        seconds: SECONDS,
+        serverPid: bare.pid,
+      });
+      bares.push({ rps: reference.rps, cpuUs: reference.cpuUsPerReq });
+      const cpuStart = processCpuMs(server.pid) ?? 0;
+      const single = await autocannon({
+        url: base,
+        connections: 64,
+        duration: SECONDS,
+        requests: [
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...auth },
+            setupRequest: (req) => {
+              k++;
+              const device = devices[k % devices.length] as { id: string };
+              return {
+                ...req,
+                path: `/api/v1/devices/${device.id}/locations`,
+                body: bodies[k % bodies.length] as string,
+              };
+            },
+          },
+        ],
+      });
+      const cpuMs = (processCpuMs(server.pid) ?? 0) - cpuStart;
+      non2xx += single.non2xx;
+      singles.push({
+        rps: single.requests.average,
+        p50: single.latency.p50,
+        p99: single.latency.p99,
+        cpuUs: single.requests.total > 0 ? (cpuMs * 1000) / single.requests.total : 0,
+      });
+    }
+    if (non2xx > 0) console.warn(`${database}: ${non2xx} single POSTs were not 2xx`);
+    const singleRps = median(singles.map((r) => r.rps));
+    const bareRps = median(bares.map((r) => r.rps));
     return {
       database,
-      batch_locations_per_s: Math.round((timed.length * 1000) / seconds),
-      batch_events_per_s: Math.round(events / seconds),
+      batch_locations_per_s: Math.round(batchRate),
+      batch_events_per_s: Math.round((events / (timed.length * 1000)) * batchRate),
       batch_events_total: events,
-      single_rps: Math.round(single.requests.average),
-      single_p50_ms: single.latency.p50,
-      single_p99_ms: single.latency.p99,
-      bare_post_rps: barePostRps,
-      single_ratio: Math.round((single.requests.average / barePostRps) * 1000) / 1000,
+      batch_cpu_ms_per_1000: Math.round((batchCpuMs / timed.length) * 10) / 10,
+      single_rps: Math.round(singleRps),
+      single_p50_ms: median(singles.map((r) => r.p50)),
+      single_p99_ms: median(singles.map((r) => r.p99)),
+      single_cpu_us_per_req: Math.round(median(singles.map((r) => r.cpuUs))),
+      bare_post_rps: Math.round(bareRps),
+      bare_cpu_us_per_req: Math.round(median(bares.map((r) => r.cpuUs))),
+      single_ratio: Math.round((singleRps / bareRps) * 1000) / 1000,
       rss_mib_per_10k_geofences: Math.round((((rssFences - rssStart) / 1024) * 10_000 * 10) / FENCES) / 10,
       rss_mib_per_10k_devices: Math.round((((rssDevices - rssFences) / 1024) * 10_000 * 10) / DEVICES) / 10,
     };
@@ -231,37 +315,27 @@ async function runOn(database: 'sqlite' | 'postgres', barePostRps: number): Prom
   }
 }
 
+// The reference server runs for the whole bench and is measured alternately with the service.
 const barePort = await freePort();
-const bare = await startServer('bench/support/bare-fastify.ts', {}, barePort);
-const bareRuns: number[] = [];
-try {
-  for (let i = 0; i < 3; i++) {
-    bareRuns.push(
-      (
-        await load({
-          url: `http://127.0.0.1:${barePort}/echo`,
-          method: 'POST',
-          body: '{"coordinates":[13.4,52.5]}',
-          seconds: SECONDS,
-        })
-      ).rps,
-    );
-  }
-} finally {
-  await stopServer(bare);
-}
-const barePostRps = median(bareRuns);
+const bareServer = await startServer('bench/support/bare-fastify.ts', {}, barePort);
 const results: DbFigures[] = [];
-if (!values['postgres-only']) results.push(await runOn('sqlite', barePostRps));
-if (values.postgres || values['postgres-only']) results.push(await runOn('postgres', barePostRps));
+try {
+  const bare = { port: barePort, pid: bareServer.pid };
+  if (!values['postgres-only']) results.push(await runOn('sqlite', bare));
+  if (values.postgres || values['postgres-only']) results.push(await runOn('postgres', bare));
+} finally {
+  await stopServer(bareServer);
+}
 
 console.log(
   `bench:ingest — INGEST-10K: ${FENCES} geofences, ${DEVICES} devices, ${BATCHES} batches of 1,000 (${CONCURRENCY} in flight)`,
 );
 for (const r of results) {
   console.log(
-    `${r.database.padEnd(9)} batch ${r.batch_locations_per_s} locations/s (${r.batch_events_per_s} events/s, ${r.batch_events_total} events); ` +
-      `single POST ${r.single_rps} req/s = ${r.single_ratio} × bare Fastify (${r.bare_post_rps}), p50 ${r.single_p50_ms} ms, p99 ${r.single_p99_ms} ms; ` +
+    `${r.database.padEnd(9)} batch ${r.batch_locations_per_s} locations/s (${r.batch_events_per_s} events/s, ${r.batch_events_total} events; ` +
+      `server CPU ${r.batch_cpu_ms_per_1000} ms per 1,000 locations); ` +
+      `single POST ${r.single_rps} req/s = ${r.single_ratio} × bare Fastify (${r.bare_post_rps}), p50 ${r.single_p50_ms} ms, p99 ${r.single_p99_ms} ms, ` +
+      `CPU ${r.single_cpu_us_per_req} µs/req (bare ${r.bare_cpu_us_per_req}); ` +
       `RSS ${r.rss_mib_per_10k_geofences} MiB per 10k geofences, ${r.rss_mib_per_10k_devices} MiB per 10k devices`,
   );
 }

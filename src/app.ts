@@ -7,6 +7,7 @@ import { accountRoutes } from './account/account.routes.ts';
 import { apiKeyRoutes } from './auth/api-keys.routes.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRouteAuth } from './auth/route-auth.ts';
+import { billingRoutes } from './billing/billing.routes.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/devices.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
@@ -14,14 +15,17 @@ import { geofenceRoutes } from './geofences/geofences.routes.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerGracefulClose } from './http/graceful-close.ts';
 import { healthRoutes } from './http/health-routes.ts';
-import { registerHttpMetrics } from './http/metrics.ts';
+import { createHttpMetrics } from './http/metrics.ts';
 import { API_PREFIX, registerOpenApi } from './http/openapi.ts';
-import { registerRequestLogging, requestIdFrom } from './http/request-logging.ts';
+import { requestIdFrom } from './http/request-id.ts';
+import { lazyRequestLogger } from './http/request-logger.ts';
+import { registerRequestLogging } from './http/request-logging.ts';
 import { RouteTable } from './http/route-table.ts';
-import { createValidatorCompiler } from './http/validation.ts';
+import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts';
 import { locationRoutes } from './locations/locations.routes.ts';
-import { uuidv7 } from './shared/ids.ts';
 import { sessionRoutes } from './tracking/sessions.routes.ts';
+import { deliveryRoutes } from './webhooks/deliveries.routes.ts';
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { workspaceRoutes } from './workspaces/workspaces.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -33,19 +37,22 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // One line per request is written by registerRequestLogging instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: (req) => requestIdFrom(req.headers['x-request-id'], uuidv7),
+    genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
+    // request.log is made on first use; the request line itself uses the root logger (ADR 012).
+    childLoggerFactory: lazyRequestLogger,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
   app.setValidatorCompiler(createValidatorCompiler());
+  app.setSchemaErrorFormatter(schemaErrorFormatter);
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerErrorHandling(app, (_method, url) => routes.allowedMethods(url));
-  registerRequestLogging(app);
+  const metrics = createHttpMetrics();
+  registerRequestLogging(app, metrics);
   registerGracefulClose(app);
-  registerRouteAuth(app, deps.identity.authenticator, API_PREFIX);
-  const metrics = registerHttpMetrics(app);
+  registerRouteAuth(app, deps.identity.authenticator, API_PREFIX, deps.billing.apiKeyLimit);
 
   await registerOpenApi(app, deps.config.publicUrl);
   await app.register(healthRoutes, {
@@ -70,11 +77,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         mailer: deps.mailer,
         authenticator: identity.authenticator,
         publicUrl: deps.config.publicUrl,
+        geofenceIndexes: deps.geofenceIndexes,
       });
       await api.register(geofenceRoutes, {
         db: identity.db,
         clock: deps.clock,
         registry: deps.geofenceIndexes,
+        countLimit: deps.billing.countLimit,
       });
       // The location pipeline (contract §4): devices, ingestion, events, tracking sessions.
       const pipeline = {
@@ -82,11 +91,26 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         clock: deps.clock,
         registry: deps.geofenceIndexes,
         capabilities: deps.database.capabilities,
+        afterCommit: () => deps.signals.outbox.notify(),
       };
-      await api.register(deviceRoutes, pipeline);
-      await api.register(locationRoutes, pipeline);
+      await api.register(deviceRoutes, { ...pipeline, countLimit: deps.billing.countLimit });
+      await api.register(locationRoutes, { ...pipeline, quota: deps.billing.eventQuota });
       await api.register(eventRoutes, pipeline);
       await api.register(sessionRoutes, pipeline);
+      await api.register(webhookRoutes, {
+        db: identity.db,
+        clock: deps.clock,
+        secretBox: deps.secretBox,
+        allowPrivateTargets: deps.config.webhookAllowPrivateTargets,
+        countLimit: deps.billing.countLimit,
+      });
+      await api.register(deliveryRoutes, {
+        db: identity.db,
+        capabilities: deps.database.capabilities,
+        clock: deps.clock,
+        signals: deps.signals,
+      });
+      await api.register(billingRoutes, { ...deps.billing, db: identity.db, clock: deps.clock });
     },
     { prefix: API_PREFIX },
   );

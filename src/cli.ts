@@ -3,7 +3,10 @@
  *   migrate                                   apply pending migrations
  *   create-user --email E --password P [--name N] [--workspace NAME] [--role owner|admin|member]
  *   create-api-key --email E [--workspace ID] --name N [--scopes a,b|*]
+ *   set-plan --workspace ID --plan P [--api-requests-per-hour N] [--events-per-month N] [--geofences N] [--webhooks N] [--devices N] [--price-cents N]
  *   simulate --device NAME --track FILE.geojson|FILE.csv [--speed X] [--url BASE] [--api-key KEY]
+ *   verify-webhook --signature 'sha256=…' [--secret whsec_…] [--body-file F]   prints valid|invalid, exit 0|1
+ *   worker                                    deliver webhooks (outbox dispatcher + delivery worker) until SIGTERM
  * Output is JSON on stdout so scripts can read it; errors go to stderr with exit code 1.
  */
 import fs from 'node:fs';
@@ -12,6 +15,7 @@ import { createApiKey } from './auth/api-keys.service.ts';
 import { register } from './auth/auth.service.ts';
 import { scopesForRole } from './auth/scopes.ts';
 import { findUserByEmail } from './auth/users.repository.ts';
+import { customLimitsFromFlags, setPlan } from './billing/set-plan.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDeps, type Deps } from './deps.ts';
@@ -20,6 +24,8 @@ import { DomainError } from './shared/errors.ts';
 import { uuidv7 } from './shared/ids.ts';
 import { simulate } from './simulator/simulate.ts';
 import { parseTrack, TrackFormatError } from './simulator/track-file.ts';
+import { verifyWebhookCommand } from './webhooks/verify-command.ts';
+import { runWorkerUntilSignal } from './webhooks/worker-process.ts';
 import {
   findMembership,
   insertMember,
@@ -34,9 +40,18 @@ const USAGE = `Usage: node src/cli.ts <command> [options]
       Creates the user and, with --workspace, a workspace of that name where the user gets --role (default owner).
   create-api-key --email <owner-or-admin email> --name <key name> [--scopes <comma list or *>] [--workspace <workspace id>]
       Prints the key once.
+  set-plan --workspace <workspace id> --plan <plan id> [--api-requests-per-hour N] [--events-per-month N]
+           [--geofences N] [--webhooks N] [--devices N] [--price-cents N]
+      Switches the workspace's plan at once; the limit flags override the plan's (N or "unlimited"),
+      e.g. an enterprise contract. Prints the subscription in force.
   simulate --device <name> --track <file.geojson|file.csv> [--speed <factor>] [--url <base>] [--api-key <key>]
       Replays a track through the API (device found or created by external id = name); prints each event.
-      --url defaults to PUBLIC_URL, --api-key to $GEOFENCE_API_KEY; --speed 10 replays ten times faster, 0 = no waiting.`;
+      --url defaults to PUBLIC_URL, --api-key to $GEOFENCE_API_KEY; --speed 10 replays ten times faster, 0 = no waiting.
+  verify-webhook --signature <X-SVC-Signature value> [--secret <whsec_…>] [--body-file <file>]
+      Checks a received delivery: the HMAC-SHA256 of the raw body (the file, or stdin) with the secret
+      (or $WEBHOOK_SECRET). Prints valid (exit 0) or invalid (exit 1).
+  worker
+      Delivers webhooks without serving HTTP (like \`npm run worker\`) until SIGTERM or SIGINT.`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -154,12 +169,32 @@ async function main(argv: string[]): Promise<number> {
       speed: { type: 'string' },
       url: { type: 'string' },
       'api-key': { type: 'string' },
+      plan: { type: 'string' },
+      'api-requests-per-hour': { type: 'string' },
+      'events-per-month': { type: 'string' },
+      geofences: { type: 'string' },
+      webhooks: { type: 'string' },
+      devices: { type: 'string' },
+      'price-cents': { type: 'string' },
+      secret: { type: 'string' },
+      signature: { type: 'string' },
+      'body-file': { type: 'string' },
     },
     strict: true,
   });
   const flags = values as Flags;
+  // Needs neither configuration nor a database: a receiver can run it anywhere.
+  if (command === 'verify-webhook') {
+    const { stdin, stdout, stderr, env } = process;
+    return verifyWebhookCommand(flags, { stdin, stdout, stderr, env });
+  }
   const config = loadConfig();
   if (command === 'simulate') return runSimulation(flags, config.publicUrl);
+  if (command === 'worker') {
+    // Runs until SIGTERM/SIGINT, then closes its own dependencies (same as `npm run worker`).
+    await runWorkerUntilSignal(await createDeps(config));
+    return 0;
+  }
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
   const deps = await createDeps(config, { logger, skipMigrations: command === 'migrate' });
   try {
@@ -174,6 +209,12 @@ async function main(argv: string[]): Promise<number> {
       case 'create-api-key':
         result = await createKey(deps, flags);
         break;
+      case 'set-plan': {
+        const custom = customLimitsFromFlags(flags);
+        if ('problem' in custom) throw new UsageError(custom.problem);
+        result = await setPlan(deps.billing, need(flags, 'workspace'), need(flags, 'plan'), custom);
+        break;
+      }
       default:
         throw new UsageError(`Unknown command "${command}"\n${USAGE}`);
     }

@@ -3,7 +3,9 @@
  * Every problem is collected and reported together so an operator fixes them in one go.
  */
 import path from 'node:path';
-import { parseDurationList } from './shared/duration.ts';
+import type { Plan } from './billing/plans.ts';
+import { loadPlans } from './billing/plans-file.ts';
+import { parseDuration, parseDurationList } from './shared/duration.ts';
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; path: string } // path ':memory:' for an in-memory database
@@ -29,6 +31,12 @@ export interface Config {
   refreshRateLimit: RateLimitRule;
   plansFile: string | undefined;
   defaultPlan: string;
+  /** The plan table: built in, or PLANS_FILE validated at start (contract §7). */
+  plans: Plan[];
+  /** Prefix of every Redis key this service writes (REDIS_KEY_PREFIX), so deployments can share a Redis. */
+  redisKeyPrefix: string;
+  /** API_KEY_RATE_LIMITS=false switches the per-key hourly limit off (benchmark baselines only). */
+  apiKeyRateLimits: boolean;
   signupEnabled: boolean;
   requireEmailVerification: boolean;
   smtpUrl: string | undefined;
@@ -37,6 +45,16 @@ export interface Config {
   locationRetentionDays: number;
   /** How often a node re-reads a workspace's geofence version to notice other nodes' writes (ADR 007). */
   geofenceIndexCheckMs: number;
+  /** A workspace's geofence index is dropped after this long without a query; 0 = never (ADR 007). */
+  geofenceIndexIdleMs: number;
+  /** Run the webhook dispatcher and delivery worker inside the server (RUN_WORKER, default true). */
+  runWorker: boolean;
+  /** A delivery's lease = its timeout + this margin (WEBHOOK_LEASE_MARGIN, default 30s; ADR 010). */
+  webhookLeaseMarginMs: number;
+  /** How often idle workers look for other nodes' events and due retries (WEBHOOK_POLL_INTERVAL, default 1s). */
+  webhookPollMs: number;
+  /** Delivery attempts in flight per worker at most (WEBHOOK_CONCURRENCY, default 256). */
+  webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +95,17 @@ export function loadConfig(env: Env = process.env): Config {
       return fallback;
     }
     return n;
+  };
+
+  const durationMs = (name: string, fallback: number): number => {
+    const value = read(name);
+    if (value === undefined) return fallback;
+    const ms = parseDuration(value);
+    if (ms === undefined) {
+      problems.push(`${name} must be a duration like "500ms", "30s" or "1m", got "${value}"`);
+      return fallback;
+    }
+    return ms;
   };
 
   const rateRule = (name: string, fallback: string): RateLimitRule => {
@@ -154,6 +183,9 @@ export function loadConfig(env: Env = process.env): Config {
     refreshRateLimit: rateRule('REFRESH_RATE_LIMIT', '10/min'),
     plansFile: read('PLANS_FILE'),
     defaultPlan: read('DEFAULT_PLAN') ?? 'free',
+    plans: loadPlans(read('PLANS_FILE'), read('DEFAULT_PLAN') ?? 'free', problems),
+    redisKeyPrefix: read('REDIS_KEY_PREFIX') ?? 'geofence:',
+    apiKeyRateLimits: bool('API_KEY_RATE_LIMITS', true),
     signupEnabled: bool('SIGNUP_ENABLED', true),
     requireEmailVerification: bool('REQUIRE_EMAIL_VERIFICATION', false),
     smtpUrl,
@@ -161,6 +193,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     locationRetentionDays: int('LOCATION_RETENTION_DAYS', 90, 1, 36_500),
     geofenceIndexCheckMs: int('GEOFENCE_INDEX_CHECK_MS', 250, 0, 60_000),
+    geofenceIndexIdleMs: int('GEOFENCE_INDEX_IDLE_MS', 900_000, 0, 86_400_000),
+    runWorker: bool('RUN_WORKER', true),
+    webhookLeaseMarginMs: durationMs('WEBHOOK_LEASE_MARGIN', 30_000),
+    webhookPollMs: durationMs('WEBHOOK_POLL_INTERVAL', 1000),
+    webhookConcurrency: int('WEBHOOK_CONCURRENCY', 256, 1, 10_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -11,6 +11,7 @@ import { localInvalidationBus, redisInvalidationBus } from './auth/cache-invalid
 import type { IdentityContext } from './auth/identity-context.ts';
 import { JwtTokens } from './auth/jwt-tokens.ts';
 import { OWASP_ARGON2ID, type PasswordHashParams } from './auth/passwords.ts';
+import { type Billing, createBilling } from './billing/billing.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -21,6 +22,7 @@ import { Mailer } from './mail/mailer.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { SecretBox } from './shared/encryption.ts';
 import { resolveSecret } from './shared/secrets.ts';
+import { createWebhookSignals, type WebhookSignals } from './webhooks/wake-signal.ts';
 
 export interface Deps {
   config: Config;
@@ -38,6 +40,10 @@ export interface Deps {
   /** Per-workspace in-memory geofence indexes, shared by /geofences/contains and location ingestion. */
   geofenceIndexes: GeofenceIndexRegistry;
   limiters: { login: RateLimiter; refresh: RateLimiter };
+  /** Wake-ups of the webhook engine: ingestion commits → outbox dispatcher → delivery worker (ADR 010). */
+  signals: WebhookSignals;
+  /** Plans, subscriptions, API-key rate limits, event quotas and usage metering (contract §7). */
+  billing: Billing;
   /** Closes everything this root opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -101,6 +107,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       redis,
     }),
   };
+  const notifier = new Notifier({ db, mailer, clock });
+  const billing = createBilling({ config, db, clock, logger, redis, notifier });
   return {
     config,
     logger,
@@ -111,11 +119,19 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     secretBox: new SecretBox(encryptionKey),
     redis,
     mailer,
-    notifier: new Notifier({ db, mailer, clock }),
+    notifier,
     identity,
-    geofenceIndexes: new GeofenceIndexRegistry({ db, clock, checkIntervalMs: config.geofenceIndexCheckMs }),
+    geofenceIndexes: new GeofenceIndexRegistry({
+      db,
+      clock,
+      checkIntervalMs: config.geofenceIndexCheckMs,
+      idleEvictMs: config.geofenceIndexIdleMs,
+    }),
+    signals: createWebhookSignals(),
     limiters,
+    billing,
     close: async () => {
+      await billing.close();
       await mailer.close();
       await invalidations.close();
       redis?.disconnect();

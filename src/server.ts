@@ -6,6 +6,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
 import { startBackgroundJobs } from './jobs/background-jobs.ts';
+import { startWebhookEngine } from './webhooks/webhook-engine.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   const deps = await createDeps(config);
   const app = await buildApp(deps);
   const jobs = startBackgroundJobs(deps);
+  // Webhook delivery in-process (ADR 010); RUN_WORKER=false leaves it to `src/worker.ts` processes.
+  const webhooks = config.runWorker ? startWebhookEngine(deps) : undefined;
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await jobs.stop();
+      await webhooks?.stop();
       await deps.close();
       deps.logger.info('stopped');
       deps.logger.flush();

@@ -9,11 +9,15 @@
  * document, the enforcement and the scope-matrix test cannot drift apart. A route under /api/v1
  * without a declaration fails at start-up rather than defaulting to open.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponses } from '../http/schemas.ts';
+import type { ApiKeyRateLimit } from '../limits/api-key-limit.ts';
 import { InsufficientPermissionsError, NotAuthenticatedError } from '../shared/errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
+
+const RATE_LIMITED_RESPONSE = errorResponses(429)[429];
 
 export type RouteAuth =
   | 'public'
@@ -32,6 +36,8 @@ export function registerRouteAuth(
   app: FastifyInstance,
   authenticator: Authenticator,
   protectedPrefix: string,
+  /** The per-key hourly limit (contract §7), applied once an API key is recognised. */
+  apiKeyLimit?: ApiKeyRateLimit,
 ): void {
   app.decorateRequest('principal', undefined);
 
@@ -40,21 +46,37 @@ export function registerRouteAuth(
     if (route.url.startsWith(protectedPrefix) && auth === undefined) {
       throw new Error(`Route ${String(route.method)} ${route.url} must declare config.auth`);
     }
+    // Every route an API key may call can answer 429 RATE_LIMIT_EXCEEDED (contract §7): say so in
+    // its documented responses (this hook runs before the OpenAPI plugin collects the route).
+    const response = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
+    if (apiKeyLimit && auth !== undefined && auth !== 'public' && auth.via !== 'user' && response) {
+      response[429] ??= RATE_LIMITED_RESPONSE;
+    }
   });
 
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const auth = request.routeOptions.config.auth;
     // Public routes skip the async path entirely (no promise on the hot path of probes).
     if (auth === undefined || auth === 'public') return done();
-    authorize(request, auth).then(() => done(), done);
+    authorize(request, reply, auth).then(() => done(), done);
   });
 
-  async function authorize(request: FastifyRequest, auth: Exclude<RouteAuth, 'public'>): Promise<void> {
+  async function authorize(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    auth: Exclude<RouteAuth, 'public'>,
+  ): Promise<void> {
     const principal = await authenticator.authenticate({
       authorization: request.headers.authorization,
       apiKey: headerValue(request.headers['x-api-key']),
     });
     if (!principal) throw new NotAuthenticatedError();
+    // Every request of a recognised key counts, whatever its scopes allow (so do GitHub's); JWT
+    // requests are not counted. Synchronous (no await) with the memory store and a cached plan.
+    if (principal.kind === 'api_key' && apiKeyLimit) {
+      const pending = apiKeyLimit.apply(principal, reply);
+      if (pending) await pending;
+    }
     const via = auth.via ?? 'any';
     if (via === 'user' && principal.kind !== 'user')
       throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');

@@ -10,6 +10,7 @@
  */
 import { CompiledQuery, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectCapabilities } from './database.ts';
+import { toSqliteValue } from './sqlite-driver.ts';
 import type { Executor } from './transaction.ts';
 
 /**
@@ -96,8 +97,23 @@ export async function insertRows(
   }
   for (const part of chunks(rows, rowsPerChunk(columns.length))) {
     const text = `${head}values ${valuesList(part.length, columns.length)}`;
-    await db.executeQuery(CompiledQuery.raw(text, part.flat()));
+    await db.executeQuery(CompiledQuery.raw(text, flatBindable(part)));
   }
+}
+
+/**
+ * The rows' values in one flat array, as SQLite binds them (dates as ISO text, booleans as 0/1):
+ * converted here in one pass, so the driver finds nothing left to convert.
+ */
+function flatBindable(rows: ReadonlyArray<readonly unknown[]>, extra?: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (const row of rows) {
+    for (const value of row) {
+      out.push(typeof value === 'string' || typeof value === 'number' ? value : toSqliteValue(value));
+    }
+  }
+  if (extra !== undefined) out.push(extra);
+  return out;
 }
 
 export interface BulkUpdate {
@@ -155,6 +171,6 @@ export async function updateFromValues(
   for (const part of chunks(update.rows, rowsPerChunk(width) - 1)) {
     const values = valuesList(part.length, width);
     const text = `update ${table} set ${assignments} from (values ${values}) as v where ${match}?`;
-    await db.executeQuery(CompiledQuery.raw(text, [...part.flat(), update.workspaceId]));
+    await db.executeQuery(CompiledQuery.raw(text, flatBindable(part, update.workspaceId)));
   }
 }

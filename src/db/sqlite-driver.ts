@@ -18,7 +18,7 @@ import {
 
 const STATEMENT_CACHE_SIZE = 500;
 
-function toSqliteValue(value: unknown): SQLInputValue {
+export function toSqliteValue(value: unknown): SQLInputValue {
   // The common cases first: bulk inserts bind tens of thousands of values per statement.
   if (typeof value === 'string' || typeof value === 'number') return value;
   if (value === undefined || value === null) return null;
@@ -30,6 +30,21 @@ function toSqliteValue(value: unknown): SQLInputValue {
   return JSON.stringify(value);
 }
 
+/**
+ * The parameters as SQLite binds them. Bulk statements bind tens of thousands of values that are
+ * already strings, numbers or null (src/db/bulk.ts converts while flattening): checking is cheaper
+ * than mapping, so the array is copied only when some value needs converting.
+ */
+function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
+  for (let i = 0; i < parameters.length; i++) {
+    const value = parameters[i];
+    if (value !== null && typeof value !== 'string' && typeof value !== 'number') {
+      return parameters.map(toSqliteValue);
+    }
+  }
+  return parameters as SQLInputValue[];
+}
+
 class NodeSqliteStatement implements SqliteStatement {
   readonly reader: boolean;
   private readonly statement: StatementSync;
@@ -38,13 +53,13 @@ class NodeSqliteStatement implements SqliteStatement {
     this.reader = statement.columns().length > 0;
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
-    return this.statement.all(...parameters.map(toSqliteValue));
+    return this.statement.all(...bindable(parameters));
   }
   run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
-    return this.statement.run(...parameters.map(toSqliteValue));
+    return this.statement.run(...bindable(parameters));
   }
   iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    return this.statement.iterate(...parameters.map(toSqliteValue));
+    return this.statement.iterate(...bindable(parameters));
   }
 }
 

@@ -2,17 +2,27 @@
  * SQL for a device's tracking state: the row lock taken by ingestion and session changes, and the
  * state they write back. Scoped by workspace like every device query.
  */
-import { residualEquals, updateFromValues } from '../db/bulk.ts';
+import { CompiledQuery, type Selectable } from 'kysely';
+import { updateFromValues } from '../db/bulk.ts';
 import { fromJson, json, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LastLocation } from './devices.repository.ts';
+import type { DevicesTable } from './devices.tables.ts';
 
-/** What ingestion and session changes read of a device, under its row lock. */
+type LockedDeviceRow = Pick<
+  Selectable<DevicesTable>,
+  'id' | 'user_id' | 'last_evaluated_at' | 'inside_geofence_ids' | 'active_session_id'
+>;
+
+/**
+ * What ingestion and session changes read of a device, under its row lock. Not `last_location`:
+ * ingestion replaces it whenever it evaluates a location and leaves the row alone otherwise, so
+ * reading (and parsing) it for 1,000 devices a batch would be wasted.
+ */
 export interface LockedDevice {
   id: string;
   userId: string | null;
-  lastLocation: LastLocation | null;
   lastEvaluatedAt: Date | null;
   insideGeofenceIds: string[];
   activeSessionId: string | null;
@@ -33,26 +43,20 @@ export async function lockDevices(
   const out = new Map<string, LockedDevice>();
   if (ids.length === 0) return out;
   const sorted = [...ids].sort();
-  const rows = await db
-    .selectFrom('devices')
-    .select([
-      'id',
-      'user_id',
-      'last_location',
-      'last_evaluated_at',
-      'inside_geofence_ids',
-      'active_session_id',
-    ])
-    .where('id', 'in', sorted)
-    .where(residualEquals('workspace_id', workspaceId))
-    .orderBy('id')
-    .$if(capabilities.rowLocks, (qb) => qb.forUpdate())
-    .execute();
+  // Hand-built rather than through the query builder: its nodes for 1,000 ids cost more than the
+  // query. PostgreSQL takes the ids as one array parameter (one statement text for any count).
+  const columns = 'id, user_id, last_evaluated_at, inside_geofence_ids, active_session_id';
+  const filter =
+    capabilities.dialect === 'postgres'
+      ? `id = any($1::text[]) and workspace_id = $2`
+      : `id in (${sorted.map(() => '?').join(', ')}) and workspace_id || '' = ?`;
+  const parameters = capabilities.dialect === 'postgres' ? [sorted, workspaceId] : [...sorted, workspaceId];
+  const text = `select ${columns} from devices where ${filter} order by id${capabilities.rowLocks ? ' for update' : ''}`;
+  const { rows } = await db.executeQuery<LockedDeviceRow>(CompiledQuery.raw(text, parameters));
   for (const row of rows) {
     out.set(row.id, {
       id: row.id,
       userId: row.user_id,
-      lastLocation: row.last_location === null ? null : fromJson<LastLocation>(row.last_location),
       lastEvaluatedAt: toDateOrNull(row.last_evaluated_at),
       insideGeofenceIds: fromJson<string[]>(row.inside_geofence_ids),
       activeSessionId: row.active_session_id,

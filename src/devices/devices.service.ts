@@ -1,4 +1,6 @@
 /** Device use cases (contract §4.1): CRUD with an external id unique in the workspace. */
+
+import type { CountLimiter } from '../billing/count-limits.ts';
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
@@ -21,6 +23,8 @@ import {
 export interface DevicesContext {
   db: Db;
   clock: Clock;
+  /** The plan's device count limit (contract §7); absent where billing is not wired. */
+  countLimit?: CountLimiter | undefined;
 }
 
 export interface CreateDeviceInput {
@@ -62,6 +66,9 @@ export async function createDevice(
     },
     ctx.clock.now(),
   );
+  // Before the transaction: the limit check reads through the pool, which on SQLite is the
+  // connection the transaction would hold.
+  await ctx.countLimit?.(ctx.db, workspaceId, 'devices');
   await guardDuplicate(device.externalId, () =>
     withTransaction(ctx.db, async (trx) => {
       if (device.externalId !== null && (await findIdByExternalId(trx, workspaceId, device.externalId))) {

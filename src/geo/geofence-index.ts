@@ -1,225 +1,85 @@
-import RBush from 'rbush';
-import { splitBbox } from './bbox.ts';
+import { type CompiledEntries, compileEntries, type GeofenceEntry } from './compile-entries.ts';
 import {
-  buildFenceStore,
   circleEntryInner,
-  circleInnerContainsPoint,
-  E_GRID,
-  E_P0,
-  E_RINGS,
-  E_RINGS_AT,
-  ENTRY,
   ensureGrid,
-  type FenceSource,
-  type FenceStore,
-  FenceStoreBuilder,
-  geometrySize,
   haversineContainsPoint,
-  polygonContainsPoint,
   polygonTest,
-  REC,
-  RINGS_G,
-  ringsAndGrid,
-  type StoreCapacity,
   setLookupPoint,
-  slotSize,
-  writeEntry,
-} from './fence-store.ts';
-import { cellFraction, type GridLevel, StaticGrid } from './grid-index.ts';
-import type { Bbox, FenceGeometry } from './types.ts';
+} from './fence-contains.ts';
+import { E_GRID, E_P0, E_RINGS, E_RINGS_AT, ENTRY, REC, RINGS_G } from './fence-layout.ts';
+import { ringsAndGrid, type StoreCapacity, slotSize } from './fence-store.ts';
+import { buildFenceStore, FenceStoreBuilder } from './fence-store-builder.ts';
+import { cellFraction, type GridLevel } from './grid-index.ts';
+import { IdTable } from './id-table.ts';
+import { Overlay } from './overlay.ts';
+import { buildStatic, runToEnd, type StaticPart, staticPartSteps } from './static-part.ts';
+import type { FenceGeometry } from './types.ts';
+
+export type { GeofenceEntry } from './compile-entries.ts';
 
 /**
  * In-memory spatial index of geofences answering "which fences contain this point", exactly.
  *
  * Layout (docs/decisions/006-spatial-index.md):
- *  - a static part: fences packed into a {@link FenceStore} and a {@link StaticGrid} (hierarchical grid:
- *    per level a dense or hashed cell table over one contiguous array of cell entries) over their boxes,
- *    built in bulk;
- *  - a dynamic overlay: an `rbush` R-tree of fences upserted since the last compaction, each compiled
- *    into its own one-slot store;
+ *  - a static part: fences packed into a FenceStore and a StaticGrid (hierarchical grid: per level a dense
+ *    or hashed cell table over one contiguous array of cell entries) over their boxes, built in bulk, with
+ *    an id → slot table;
+ *  - an overlay (`rbush` R-tree) of fences upserted since the last compaction, each compiled into its own
+ *    one-slot store;
  *  - tombstones: one byte per static slot, cleared when that fence is removed or replaced.
- * When overlay + tombstones exceed `max(compactMin, compactRatio × static size)` the static part is
- * rebuilt from the already-compiled slots (copied, not recompiled), so the O(n) rebuild is amortised
- * over Θ(n) updates and no single update re-validates or recompiles everything.
+ *
+ * Compaction (folding the overlay and tombstones into a new static part) never stalls an update: when
+ * overlay + tombstones exceed `max(compactMin, compactRatio × static size)`, a rebuild starts in the
+ * background of the updates. It snapshots the fences (the current overlay is frozen and a new one takes the
+ * updates), then each later `upsert`/`remove` (or `compactStep()`) advances it by a bounded amount of work
+ * — copying ~`batch` already-compiled slots (not recompiling them), or ~`batch` items of a grid pass — while
+ * the old static part and both overlays keep answering queries. Updates made meanwhile are replayed: a fence
+ * removed or replaced before its slot is copied is skipped, after it is tombstoned in the new part. When the
+ * last step has run, the new static part replaces the old one and the frozen overlay is dropped: a few
+ * pointer swaps. `batch` is chosen so that the rebuild ends well before the next threshold.
  *
  * A box crossing the antimeridian is stored as its two halves (`splitBbox`); they are disjoint, so a
- * point never matches a fence twice. Candidates are tested exactly (fence-store.ts).
+ * point never matches a fence twice. Candidates are tested exactly (fence-contains.ts).
  *
  * A lookup reads one cell range per grid level, screens the cell's entries with their 4-byte quantized
  * boxes, reads the 64-byte entry of each survivor (exact box, then the fence's data for the exact test)
  * and collects slots in an internal buffer: `query` allocates only its result, `queryInto` nothing.
  */
 
-export interface GeofenceEntry {
-  id: string;
-  geometry: FenceGeometry;
-}
-
 export interface GeofenceIndexOptions {
   /** Compact when overlay + tombstones exceed this fraction of the static part (default 0.125). */
   compactRatio?: number;
   /** …and exceed this count (default 1024). */
   compactMin?: number;
-  /** Compact automatically inside `upsert`/`remove` (default true); if false call `compact()` yourself. */
+  /**
+   * Compact automatically (default true): the background rebuild starts, and advances by one bounded step,
+   * inside `upsert`/`remove`. If false, call `compactStep()` (e.g. when idle) or `compact()` yourself.
+   */
   autoCompact?: boolean;
 }
 
 export interface GeofenceIndexStats {
   size: number;
   staticFences: number;
+  /** Fences in the overlay, including the frozen one a running compaction is folding in. */
   overlayFences: number;
   tombstones: number;
   compactions: number;
+  /** Whether a background compaction is running. */
+  compacting: boolean;
 }
 
-interface OverlayItem {
-  minX: number;
-  minY: number;
-  maxX: number;
-  maxY: number;
-  /** A one-slot store holding the fence. */
-  store: FenceStore;
-}
+/** Least slots (or grid items) per step of a background compaction. */
+const MIN_STEP_BATCH = 128;
 
-interface StaticPart {
-  store: FenceStore;
-  grid: StaticGrid;
-  /** One byte per slot: 1 live, 0 removed or replaced (tombstone). */
-  alive: Uint8Array;
-}
-
-/**
- * The grid's items straight from the store's records: each slot's entry row (box + what its exact test
- * needs, fence-store.ts {@link ENTRY}) and code; a wrapping circle twice, with its two non-wrapping halves
- * as boxes (`splitBbox`; the circle test does not read the box).
- */
-function buildStatic(store: FenceStore): StaticPart | null {
-  const n = store.count;
-  if (n === 0) return null;
-  const rec = store.rec;
-  let items = n;
-  for (let s = 0; s < n; s++) if ((rec[s * REC] as number) > (rec[s * REC + 2] as number)) items++;
-  const rows = new Float64Array(ENTRY * items);
-  const codes = new Int32Array(items);
-  let it = 0;
-  for (let s = 0; s < n; s++) {
-    const o = s * REC;
-    const code = rec[o + 4] as number;
-    const west = rec[o] as number;
-    const east = rec[o + 2] as number;
-    const halves: Bbox[] =
-      west > east ? splitBbox([west, rec[o + 1] as number, east, rec[o + 3] as number]) : [];
-    for (let h = 0; h < Math.max(1, halves.length); h++) {
-      const r = ENTRY * it;
-      const half = halves[h];
-      rows[r] = half === undefined ? west : half[0];
-      rows[r + 1] = rec[o + 1] as number;
-      rows[r + 2] = half === undefined ? east : half[2];
-      rows[r + 3] = rec[o + 3] as number;
-      writeEntry(store, s, rows, r);
-      codes[it++] = code;
-    }
-  }
-  return { store, grid: new StaticGrid(rows, ENTRY, codes, items), alive: new Uint8Array(n).fill(1) };
-}
-
-/**
- * Slots by id during a build, to find repeated ids: open addressing over an Int32Array with an FNV-1a hash
- * of the id's characters. Much cheaper than filling the Map<string, number> that `has`/`upsert`/`remove`
- * need (hashing and inserting 100 000 fresh strings into a Map costs 20–70 ms here), which the index
- * therefore builds only on first use.
- */
-class IdTable {
-  #table: Int32Array;
-  #count = 0;
-  constructor(expected: number) {
-    this.#table = new Int32Array(tableSize(expected)).fill(-1);
-  }
-
-  /** Record `id` at `slot`; returns the slot it had before, or −1. `ids` maps slots to ids. */
-  put(id: string, slot: number, ids: FenceStoreBuilder): number {
-    if (2 * (this.#count + 1) > this.#table.length) this.#grow(ids);
-    const t = this.#table;
-    const mask = t.length - 1;
-    for (let h = hashId(id) & mask; ; h = (h + 1) & mask) {
-      const at = t[h] as number;
-      if (at < 0) {
-        t[h] = slot;
-        this.#count++;
-        return -1;
-      }
-      if (ids.id(at) === id) {
-        t[h] = slot;
-        return at;
-      }
-    }
-  }
-
-  #grow(ids: FenceStoreBuilder): void {
-    const old = this.#table;
-    const t = new Int32Array(2 * old.length).fill(-1);
-    const mask = t.length - 1;
-    for (const at of old) {
-      if (at < 0) continue;
-      let h = hashId(ids.id(at)) & mask;
-      while ((t[h] as number) >= 0) h = (h + 1) & mask;
-      t[h] = at;
-    }
-    this.#table = t;
-  }
-}
-
-function tableSize(expected: number): number {
-  let size = 16;
-  while (size < 2 * expected) size *= 2;
-  return size;
-}
-
-/** FNV-1a over the UTF-16 code units, with a final xor-shift. */
-function hashId(id: string): number {
-  let h = 0x811c9dc5 | 0;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return h ^ (h >>> 15);
-}
-
-/**
- * Compile entries into a store, straight from the geometries into typed arrays. An array first gets a
- * counting pass (positions and rings), so that every typed array is allocated once at its final size — all
- * at once: V8 schedules a full GC per ~64 MB of new ArrayBuffer memory, so allocating as the compile goes
- * would cost two. Any other iterable (e.g. a generator parsing rows one by one) is streamed in a single
- * pass into growing chunks, so the caller need not hold all geometries at once. For a repeated id the last
- * occurrence wins: earlier ones are dropped by one extra copy pass, only when there are repeats.
- */
-function compileEntries(entries: Iterable<GeofenceEntry>): FenceStore {
-  let builder: FenceStoreBuilder;
-  let table: IdTable;
-  const replaced: number[] = [];
-  if (Array.isArray(entries)) {
-    const list = entries as readonly GeofenceEntry[];
-    const size: StoreCapacity = { fences: 0, positions: 0, rings: 0, gridWords: 0, exact: true };
-    for (let i = 0; i < list.length; i++) geometrySize((list[i] as GeofenceEntry).geometry, size);
-    builder = new FenceStoreBuilder(size);
-    table = new IdTable(list.length);
-    for (let i = 0; i < list.length; i++) {
-      const entry = list[i] as GeofenceEntry;
-      const before = table.put(entry.id, builder.add(entry.id, entry.geometry), builder);
-      if (before >= 0) replaced.push(before);
-    }
-  } else {
-    builder = new FenceStoreBuilder();
-    table = new IdTable(1024);
-    for (const entry of entries) {
-      const before = table.put(entry.id, builder.add(entry.id, entry.geometry), builder);
-      if (before >= 0) replaced.push(before);
-    }
-  }
-  const store = builder.finish();
-  if (replaced.length === 0) return store;
-  const dead = new Uint8Array(store.count);
-  for (const slot of replaced) dead[slot] = 1;
-  const live: FenceSource[] = [];
-  for (let slot = 0; slot < store.count; slot++) if (dead[slot] === 0) live.push({ store, slot });
-  return buildFenceStore(live);
+/** The new static part a background compaction is building. */
+interface Rebuild {
+  steps: Generator<void, void>;
+  /** Ids of the slots copied so far into the new part. */
+  ids: IdTable;
+  /** New slots whose fence was removed or replaced after being copied: tombstoned at the swap. */
+  dead: Uint8Array;
+  deadCount: number;
 }
 
 export class GeofenceIndex {
@@ -227,15 +87,17 @@ export class GeofenceIndex {
   readonly #compactMin: number;
   readonly #autoCompact: boolean;
   #static: StaticPart | null = null;
-  /** id → static slot, for live static fences only; built on first use (`#slots()`). */
-  #slotOf: Map<string, number> | null = null;
+  /** id → static slot (tombstoned slots included: check `alive`). */
+  #ids: IdTable | null = null;
   /** Live static fences. */
   #staticLive = 0;
   #tombstones = 0;
-  #overlay = new Map<string, OverlayItem[]>();
-  #overlayTree = new RBush<OverlayItem>();
-  readonly #probe = { minX: 0, minY: 0, maxX: 0, maxY: 0 };
-  /** Scratch of a lookup: static slots found, and ids found in the overlay. */
+  /** Fences upserted since the last compaction started. */
+  #overlay = new Overlay();
+  /** Fences upserted before the running compaction started, which it is folding in; else null. */
+  #frozen: Overlay | null = null;
+  #rebuild: Rebuild | null = null;
+  /** Scratch of a lookup: static slots found, and ids found in the overlays. */
   #hits: Int32Array = new Int32Array(64);
   readonly #overlayHits: string[] = [];
   #compactions = 0;
@@ -257,110 +119,183 @@ export class GeofenceIndex {
     return index;
   }
 
-  #install(store: FenceStore): void {
+  #install({ store, ids }: CompiledEntries): void {
     this.#static = buildStatic(store);
-    this.#slotOf = null;
+    this.#ids = ids;
     this.#staticLive = store.count;
     this.#tombstones = 0;
-    this.#overlay = new Map();
-    this.#overlayTree = new RBush<OverlayItem>();
   }
 
   /** Number of live fences. */
   get size(): number {
-    return this.#staticLive + this.#overlay.size;
+    return this.#staticLive + this.#overlay.size + (this.#frozen?.size ?? 0);
   }
 
   has(id: string): boolean {
-    return this.#slots().has(id) || this.#overlay.has(id);
+    return this.#staticSlot(id) >= 0 || this.#overlay.has(id) || this.#frozen?.has(id) === true;
   }
 
   get stats(): GeofenceIndexStats {
     return {
       size: this.size,
       staticFences: this.#staticLive,
-      overlayFences: this.#overlay.size,
+      overlayFences: this.#overlay.size + (this.#frozen?.size ?? 0),
       tombstones: this.#tombstones,
       compactions: this.#compactions,
+      compacting: this.#rebuild !== null,
     };
   }
 
-  /** Insert or replace a fence; the geometry must come from `validateGeometry`. O(log n) amortised. */
+  /**
+   * Insert or replace a fence; the geometry must come from `validateGeometry`. O(log n) plus at most one
+   * bounded step of a background compaction.
+   */
   upsert(id: string, geometry: FenceGeometry): void {
     const store = buildFenceStore([{ id, geometry }]);
     this.#detach(id);
-    const items = splitBbox(store.box(0)).map((b) => ({
-      minX: b[0],
-      minY: b[1],
-      maxX: b[2],
-      maxY: b[3],
-      store,
-    }));
-    this.#overlay.set(id, items);
-    for (const item of items) this.#overlayTree.insert(item);
-    this.#maybeCompact();
+    this.#overlay.add(store);
+    this.#afterUpdate();
   }
 
   /** Remove a fence; returns whether it existed. */
   remove(id: string): boolean {
     const existed = this.#detach(id);
-    if (existed) this.#maybeCompact();
+    if (existed) this.#afterUpdate();
     return existed;
   }
 
+  /** Live static slot of `id`, or −1. */
+  #staticSlot(id: string): number {
+    const st = this.#static;
+    if (st === null || this.#ids === null) return -1;
+    const slot = this.#ids.get(id);
+    return slot >= 0 && st.alive[slot] === 1 ? slot : -1;
+  }
+
   #detach(id: string): boolean {
-    const slots = this.#slots();
-    const slot = slots.get(id);
-    if (slot !== undefined && this.#static !== null) {
-      this.#static.alive[slot] = 0;
-      slots.delete(id);
+    // A compaction has perhaps copied the fence already: replay the change on the new part too.
+    const rebuild = this.#rebuild;
+    if (rebuild !== null) {
+      const copied = rebuild.ids.get(id);
+      if (copied >= 0 && rebuild.dead[copied] === 0) {
+        rebuild.dead[copied] = 1;
+        rebuild.deadCount++;
+      }
+    }
+    const slot = this.#staticSlot(id);
+    if (slot >= 0) {
+      (this.#static as StaticPart).alive[slot] = 0;
       this.#staticLive--;
       this.#tombstones++;
       return true;
     }
-    const items = this.#overlay.get(id);
-    if (items === undefined) return false;
-    for (const item of items) this.#overlayTree.remove(item);
-    this.#overlay.delete(id);
-    return true;
+    return this.#overlay.remove(id) || this.#frozen?.remove(id) === true;
   }
 
-  #maybeCompact(): void {
-    if (!this.#autoCompact) return;
-    const pending = this.#overlay.size + this.#tombstones;
-    if (pending > Math.max(this.#compactMin, this.#compactRatio * this.#staticLive)) this.compact();
+  #afterUpdate(): void {
+    if (this.#autoCompact) this.compactStep();
   }
 
-  /** The id → static slot map of live static fences, built on first use. */
-  #slots(): Map<string, number> {
-    if (this.#slotOf !== null) return this.#slotOf;
-    const slots = new Map<string, number>();
-    const st = this.#static;
-    if (st !== null) {
-      const ids = st.store.ids;
-      for (let slot = 0; slot < st.store.count; slot++)
-        if (st.alive[slot] === 1) slots.set(ids[slot] as string, slot);
+  #compactThreshold(): number {
+    return Math.max(this.#compactMin, this.#compactRatio * this.#staticLive);
+  }
+
+  /**
+   * Advance the background compaction by one bounded step, starting it first if overlay + tombstones
+   * exceed the threshold. Returns whether a compaction is (still) running. `upsert`/`remove` call this
+   * themselves unless `autoCompact` is false.
+   */
+  compactStep(): boolean {
+    if (this.#rebuild === null) {
+      if (this.#overlay.size + this.#tombstones <= this.#compactThreshold()) return false;
+      // Enough steps that the rebuild ends within ~1/4 of the next threshold's updates (~6–8 passes of
+      // `batch` items each over the fences).
+      const batch = Math.max(MIN_STEP_BATCH, Math.ceil((32 * this.size) / this.#compactThreshold()));
+      this.#startRebuild(batch);
     }
-    this.#slotOf = slots;
-    return slots;
+    (this.#rebuild as Rebuild).steps.next();
+    return this.#rebuild !== null;
   }
 
-  /** Rebuild the static part from all live fences (copying their compiled slots) and empty the overlay. */
+  /** Rebuild the static part from all live fences now (finishing a running compaction first). */
   compact(): void {
+    if (this.#rebuild !== null) runToEnd(this.#rebuild.steps);
+    runToEnd(this.#startRebuild(Number.POSITIVE_INFINITY).steps);
+  }
+
+  #startRebuild(batch: number): Rebuild {
+    // Freeze the overlay: new upserts go to a fresh one, queries read both until the swap.
+    const frozen = this.#overlay;
+    this.#frozen = frozen;
+    this.#overlay = new Overlay();
+    const bound = (this.#static?.store.count ?? 0) + frozen.size;
+    const rebuild: Rebuild = {
+      steps: this.#rebuildSteps(frozen, batch),
+      ids: new IdTable(0, []), // nothing copied yet; replaced once the new store's builder exists
+      dead: new Uint8Array(bound),
+      deadCount: 0,
+    };
+    this.#rebuild = rebuild;
+    return rebuild;
+  }
+
+  /**
+   * The compaction's work, in steps of ~`batch` slots: size the new store, copy the live slots of the old
+   * static part and the frozen overlay (skipping those removed or replaced meanwhile), build the new static
+   * part, then swap it in.
+   */
+  *#rebuildSteps(frozen: Overlay, batch: number): Generator<void, void> {
+    const old = this.#static;
     const size: StoreCapacity = { fences: 0, positions: 0, rings: 0, gridWords: 0, exact: true };
-    const st = this.#static;
-    if (st !== null) {
-      for (let slot = 0; slot < st.store.count; slot++)
-        if (st.alive[slot] === 1) slotSize(st.store, slot, size);
+    let budget = batch;
+    if (old !== null) {
+      for (let slot = 0; slot < old.store.count; slot++) {
+        if (old.alive[slot] === 1) slotSize(old.store, slot, size);
+        if (--budget === 0) {
+          budget = batch;
+          yield;
+        }
+      }
     }
-    for (const items of this.#overlay.values()) slotSize((items[0] as OverlayItem).store, 0, size);
+    for (const store of frozen.stores()) slotSize(store, 0, size);
     const builder = new FenceStoreBuilder(size);
-    if (st !== null) {
-      for (let slot = 0; slot < st.store.count; slot++)
-        if (st.alive[slot] === 1) builder.copy(st.store, slot);
+    const rebuild = this.#rebuild as Rebuild;
+    // The table compares against the builder's id array, which becomes the new store's.
+    const ids = new IdTable(size.fences, builder.ids);
+    rebuild.ids = ids;
+    if (old !== null) {
+      for (let slot = 0; slot < old.store.count; slot++) {
+        // Re-read `alive` at copy time: the fence may have been removed since the sizing pass.
+        if (old.alive[slot] === 1) ids.put(old.store.ids[slot] as string, builder.copy(old.store, slot));
+        if (--budget === 0) {
+          budget = batch;
+          yield;
+        }
+      }
     }
-    for (const items of this.#overlay.values()) builder.copy((items[0] as OverlayItem).store, 0);
-    this.#install(builder.finish());
+    for (const store of frozen.stores()) {
+      if (!frozen.holds(store)) continue;
+      ids.put(store.ids[0] as string, builder.copy(store, 0));
+      if (--budget === 0) {
+        budget = batch;
+        yield;
+      }
+    }
+    const store = builder.finish(false);
+    const part = yield* staticPartSteps(store, batch);
+    // Swap: replay the removals that hit already-copied slots, drop the frozen overlay.
+    let live = store.count;
+    if (part !== null) {
+      const dead = rebuild.dead;
+      for (let slot = 0; slot < store.count; slot++) if (dead[slot] === 1) part.alive[slot] = 0;
+      live -= rebuild.deadCount;
+    }
+    this.#static = part;
+    this.#ids = ids;
+    this.#staticLive = live;
+    this.#tombstones = store.count - live;
+    this.#frozen = null;
+    this.#rebuild = null;
     this.#compactions++;
   }
 
@@ -407,7 +342,8 @@ export class GeofenceIndex {
    * containing it into `#overlayHits`. Allocation-free unless the overlay is non-empty.
    */
   #collect(lng: number, lat: number): number {
-    if (this.#overlayHits.length !== 0) this.#overlayHits.length = 0;
+    const overlayHits = this.#overlayHits;
+    if (overlayHits.length !== 0) overlayHits.length = 0;
     if (!(lng >= -180 && lng <= 180 && lat >= -90 && lat <= 90)) return 0;
     setLookupPoint(lng, lat);
     let n = 0;
@@ -471,19 +407,8 @@ export class GeofenceIndex {
         }
       }
     }
-    if (this.#overlay.size > 0) {
-      const probe = this.#probe;
-      probe.minX = probe.maxX = lng;
-      probe.minY = probe.maxY = lat;
-      for (const { store } of this.#overlayTree.search(probe)) {
-        if (
-          store.isCircle(0)
-            ? circleInnerContainsPoint(store.rec, 0) || haversineContainsPoint(store.rec, 0)
-            : polygonContainsPoint(store, 0)
-        )
-          this.#overlayHits.push(store.ids[0] as string);
-      }
-    }
+    if (this.#overlay.size > 0) this.#overlay.collect(lng, lat, overlayHits);
+    if (this.#frozen !== null && this.#frozen.size > 0) this.#frozen.collect(lng, lat, overlayHits);
     return n;
   }
 
@@ -520,17 +445,13 @@ export class GeofenceIndex {
 
   /**
    * Approximate bytes retained by the index: packed fences, grid tables and entries, tombstones, the
-   * id → slot map (~64 B per entry) and overlay items. bench/geo.ts measures the real heap delta.
+   * id → slot table and overlay items. bench/geo.ts measures the real heap delta.
    */
   approxHeapBytes(): number {
-    let bytes = 0;
+    let bytes = this.#overlay.approxBytes() + (this.#frozen?.approxBytes() ?? 0);
     const st = this.#static;
-    if (st !== null) {
-      bytes += st.store.approxBytes + st.grid.byteLength + st.alive.byteLength;
-    }
-    bytes += 64 * (this.#slotOf === null ? 0 : this.#slotOf.size); // built on first has/upsert/remove
-    for (const items of this.#overlay.values())
-      bytes += 64 + 120 * items.length + (items[0] as OverlayItem).store.approxBytes;
+    if (st !== null) bytes += st.store.approxBytes + st.grid.byteLength + st.alive.byteLength;
+    if (this.#ids !== null) bytes += this.#ids.byteLength;
     return bytes;
   }
 }

@@ -26,6 +26,8 @@
  * is listed in; the box test and the fence test that follow are exact.
  */
 
+import { longF64, longI32 } from './long-lived.ts';
+
 /** A box spans at most MAX_SPAN + 1 cells per axis at its level. */
 export const MAX_SPAN = 4;
 /** Fraction of the boxes that the base level must hold. */
@@ -63,11 +65,11 @@ export class GridLevel {
     this.h = h;
     if (dense) {
       this.mask = 0;
-      this.cells = new Int32Array(w * h + 1);
+      this.cells = longI32(w * h + 1);
     } else {
       const capacity = nextPow2(Math.ceil(occupied / 0.7));
       this.mask = capacity - 1;
-      this.cells = new Int32Array(capacity * ROW);
+      this.cells = longI32(capacity * ROW);
       for (let r = 0; r < this.cells.length; r += ROW) this.cells[r] = -1;
     }
   }
@@ -152,40 +154,266 @@ function nextPow2(n: number): number {
   return c;
 }
 
-/** Assign each row's box its level: the base level, or the first coarser level (step LEVEL_STEP) it fits. */
-function assignLevels(rows: Float64Array, stride: number, n: number): Int8Array {
-  const natural = new Int8Array(n);
-  const histogram = new Int32Array(MAX_LEVEL - MIN_LEVEL + 1);
-  for (let i = 0; i < n; i++) {
+/** Natural level of the boxes of rows [from, to) into `levels`, counted in `histogram`. */
+function naturalLevels(
+  rows: Float64Array,
+  stride: number,
+  levels: Int8Array,
+  histogram: Int32Array,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) {
     const b = i * stride;
     const level = naturalLevel(
       (rows[b + 2] as number) - (rows[b] as number),
       (rows[b + 3] as number) - (rows[b + 1] as number),
     );
-    natural[i] = level;
+    levels[i] = level;
     histogram[level - MIN_LEVEL] = (histogram[level - MIN_LEVEL] as number) + 1;
   }
-  let base = MAX_LEVEL;
+}
+
+/** The base level: the finest one holding BASE_QUANTILE of the boxes. */
+function baseLevel(histogram: Int32Array, n: number): number {
   for (let l = MIN_LEVEL, seen = 0; l <= MAX_LEVEL; l++) {
     seen += histogram[l - MIN_LEVEL] as number;
-    if (seen >= BASE_QUANTILE * n) {
-      base = l;
-      break;
-    }
+    if (seen >= BASE_QUANTILE * n) return l;
   }
-  for (let i = 0; i < n; i++) {
-    const l = natural[i] as number;
-    natural[i] =
+  return MAX_LEVEL;
+}
+
+/** Levels [from, to): the base level, or the first coarser level (step LEVEL_STEP) the box fits. */
+function assignLevels(levels: Int8Array, base: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const l = levels[i] as number;
+    levels[i] =
       l <= base ? base : Math.min(MAX_LEVEL, base + LEVEL_STEP * Math.ceil((l - base) / LEVEL_STEP));
   }
-  return natural;
+}
+
+/** Cell ranges of a level's items: how many entries, and the bounding rectangle of the cells. */
+interface LevelUse {
+  entries: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** What the passes of a grid build share. */
+interface GridBuild {
+  rows: Float64Array;
+  stride: number;
+  codes: Int32Array;
+  /** Level of each item. */
+  levelOf: Int8Array;
+  /** Cell range of each item at its level: [x0, y0, x1, y1]. */
+  span: Int32Array;
+  entries: Float64Array;
+  outCodes: Int32Array;
+  qboxes: Int32Array;
+}
+
+/** Span pass over items [from, to): each item's cell range, accumulated per level into `used`. */
+function spanRange(gb: GridBuild, used: Map<number, LevelUse>, from: number, to: number): void {
+  const { rows, stride, levelOf, span } = gb;
+  for (let i = from; i < to; i++) {
+    const level = levelOf[i] as number;
+    const inv = 2 ** -level;
+    const r = i * stride;
+    const x0 = cellIndex(rows[r] as number, 180, inv);
+    const y0 = cellIndex(rows[r + 1] as number, 90, inv);
+    const x1 = cellIndex(rows[r + 2] as number, 180, inv);
+    const y1 = cellIndex(rows[r + 3] as number, 90, inv);
+    const b = 4 * i;
+    span[b] = x0;
+    span[b + 1] = y0;
+    span[b + 2] = x1;
+    span[b + 3] = y1;
+    let u = used.get(level);
+    if (u === undefined) {
+      u = { entries: 0, x0, y0, x1, y1 };
+      used.set(level, u);
+    }
+    u.entries += (x1 - x0 + 1) * (y1 - y0 + 1);
+    if (x0 < u.x0) u.x0 = x0;
+    if (y0 < u.y0) u.y0 = y0;
+    if (x1 > u.x1) u.x1 = x1;
+    if (y1 > u.y1) u.y1 = y1;
+  }
+}
+
+/** Dense pass 1 over items [from, to) of `grid`'s level: count entries per cell in cells[k + 1]. */
+function countDense(gb: GridBuild, grid: GridLevel, from: number, to: number): void {
+  const { levelOf, span } = gb;
+  const { cells, w, x0, y0, level } = grid;
+  for (let i = from; i < to; i++) {
+    if (levelOf[i] !== level) continue;
+    const b = 4 * i;
+    for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
+      const k0 = (cy - y0) * w - x0 + 1;
+      for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++)
+        cells[k0 + cx] = (cells[k0 + cx] as number) + 1;
+    }
+  }
+}
+
+/** Hashed pass 1 over items [from, to): count entries per cell in `tmp`; returns newly occupied cells. */
+function countHashed(gb: GridBuild, tmp: GridLevel, from: number, to: number): number {
+  const { levelOf, span } = gb;
+  const t = tmp.cells;
+  let occupied = 0;
+  for (let i = from; i < to; i++) {
+    if (levelOf[i] !== tmp.level) continue;
+    const b = 4 * i;
+    for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
+      for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++) {
+        const r = tmp.rowOf(cx, cy, true);
+        if (t[r + 3] === 0) occupied++;
+        t[r + 3] = (t[r + 3] as number) + 1;
+      }
+    }
+  }
+  return occupied;
+}
+
+/** Pass 2 over items [from, to): fill their entries; the dense start / hashed end column is each cell's cursor. */
+function fillRange(gb: GridBuild, grid: GridLevel, from: number, to: number): void {
+  const { rows, stride, codes, levelOf, span, entries, outCodes, qboxes } = gb;
+  const { cells, dense, w, x0, y0, level, inv } = grid;
+  for (let i = from; i < to; i++) {
+    if (levelOf[i] !== level) continue;
+    const b = 4 * i;
+    const code = codes[i] as number;
+    const src = i * stride;
+    for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
+      for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++) {
+        const cursor = dense ? (cy - y0) * w + (cx - x0) : grid.rowOf(cx, cy, false) + 3;
+        const e = cells[cursor] as number;
+        cells[cursor] = e + 1;
+        outCodes[e] = code;
+        qboxes[e] = quantizeBox(
+          rows[src] as number,
+          rows[src + 1] as number,
+          rows[src + 2] as number,
+          rows[src + 3] as number,
+          cx,
+          cy,
+          inv,
+        );
+        const dst = e * stride;
+        for (let k = 0; k < stride; k++) entries[dst + k] = rows[src + k] as number;
+      }
+    }
+  }
 }
 
 /**
- * The static grid over `n` items: item i has the row `rows[i·stride .. (i+1)·stride)`, whose first four
+ * Build the static grid over `n` items: item i has the row `rows[i·stride .. (i+1)·stride)`, whose first four
  * numbers are a non-wrapping box [w, s, e, n], and the code `codes[i]`; every cell an item's box overlaps
- * lists a copy of both.
+ * lists a copy of both. A generator so that a background rebuild (geofence-index.ts) can spread the work:
+ * each pass runs over ranges of `batch` items and yields after each; {@link StaticGrid.build} runs it to the
+ * end (with an infinite batch: one call per pass, so the passes are plain functions that V8 optimises).
  */
+export function* staticGridSteps(
+  rows: Float64Array,
+  stride: number,
+  codes: Int32Array,
+  n: number,
+  batch: number,
+): Generator<void, StaticGrid> {
+  const levelOf = new Int8Array(n);
+  const histogram = new Int32Array(MAX_LEVEL - MIN_LEVEL + 1);
+  for (let i = 0; i < n; i += batch) {
+    naturalLevels(rows, stride, levelOf, histogram, i, Math.min(n, i + batch));
+    yield;
+  }
+  const base = baseLevel(histogram, n);
+  for (let i = 0; i < n; i += batch) {
+    assignLevels(levelOf, base, i, Math.min(n, i + batch));
+    yield;
+  }
+  const gb: GridBuild = {
+    rows,
+    stride,
+    codes,
+    levelOf,
+    span: longI32(4 * n), // scratch (see static-part.ts)
+    entries: new Float64Array(0),
+    outCodes: new Int32Array(0),
+    qboxes: new Int32Array(0),
+  };
+  const used = new Map<number, LevelUse>();
+  for (let i = 0; i < n; i += batch) {
+    spanRange(gb, used, i, Math.min(n, i + batch));
+    yield;
+  }
+  let total = 0;
+  for (const u of used.values()) total += u.entries;
+  gb.entries = longF64(stride * total);
+  gb.outCodes = longI32(total);
+  gb.qboxes = longI32(total);
+  const levels: GridLevel[] = [];
+  let at = 0; // first entry of the level being built
+  for (const [level, u] of [...used].sort((a, b) => a[0] - b[0])) {
+    const w = u.x1 - u.x0 + 1;
+    const h = u.y1 - u.y0 + 1;
+    // Dense when the rectangle is small relative to the entries (hence to the occupied cells).
+    const dense = w * h <= DENSE_FACTOR * u.entries && w * h < 2 ** 28;
+    let grid: GridLevel;
+    if (dense) {
+      // Pass 1: count entries per cell in cells[k + 1], then prefix sums: cells[k] = start of cell k.
+      grid = new GridLevel(level, true, u.x0, u.y0, w, h, 0);
+      for (let i = 0; i < n; i += batch) {
+        countDense(gb, grid, i, Math.min(n, i + batch));
+        yield;
+      }
+      const cells = grid.cells;
+      cells[0] = at;
+      for (let k = 1; k < cells.length; k++) cells[k] = (cells[k] as number) + (cells[k - 1] as number);
+    } else {
+      // Pass 1 in a table sized by the entries (an upper bound on the cells), then rehash the occupied
+      // cells into a table sized by their count; "start" = "end" = start of the cell's range.
+      const tmp = new GridLevel(level, false, 0, 0, 0, 0, u.entries);
+      const t = tmp.cells;
+      let occupied = 0;
+      for (let i = 0; i < n; i += batch) {
+        occupied += countHashed(gb, tmp, i, Math.min(n, i + batch));
+        yield;
+      }
+      grid = new GridLevel(level, false, 0, 0, 0, 0, occupied);
+      const cells = grid.cells;
+      for (let r = 0; r < t.length; r += ROW) {
+        if (t[r] === -1) continue;
+        cells[grid.rowOf(t[r] as number, t[r + 1] as number, true) + 3] = t[r + 3] as number;
+      }
+      let next = at;
+      for (let r = 0; r < cells.length; r += ROW) {
+        if (cells[r] === -1) continue;
+        const c = cells[r + 3] as number;
+        cells[r + 2] = next;
+        cells[r + 3] = next;
+        next += c;
+      }
+    }
+    for (let i = 0; i < n; i += batch) {
+      fillRange(gb, grid, i, Math.min(n, i + batch));
+      yield;
+    }
+    // Dense: every start has moved to its cell's end, i.e. the next cell's start; shift back.
+    if (dense) {
+      const cells = grid.cells;
+      for (let k = cells.length - 1; k > 0; k--) cells[k] = cells[k - 1] as number;
+      cells[0] = at;
+    }
+    at += u.entries;
+    levels.push(grid);
+  }
+  return new StaticGrid(levels, gb.entries, stride, gb.outCodes, gb.qboxes);
+}
+
+/** The static grid: levels of cell tables over one contiguous array of cell entries (see the module comment). */
 export class StaticGrid {
   readonly levels: GridLevel[];
   /** Entry rows, `stride` doubles each (box first). */
@@ -202,131 +430,24 @@ export class StaticGrid {
    */
   readonly qboxes: Int32Array;
 
-  constructor(rows: Float64Array, stride: number, codes: Int32Array, n: number) {
+  constructor(
+    levels: GridLevel[],
+    entries: Float64Array,
+    stride: number,
+    codes: Int32Array,
+    qboxes: Int32Array,
+  ) {
+    this.levels = levels;
+    this.entries = entries;
     this.stride = stride;
-    const levelOf = assignLevels(rows, stride, n);
-    // Cell ranges per item at its level, computed once: [x0, y0, x1, y1].
-    const span = new Int32Array(4 * n);
-    const used = new Map<number, { entries: number; x0: number; y0: number; x1: number; y1: number }>();
-    for (let i = 0; i < n; i++) {
-      const level = levelOf[i] as number;
-      const inv = 2 ** -level;
-      const r = i * stride;
-      const x0 = cellIndex(rows[r] as number, 180, inv);
-      const y0 = cellIndex(rows[r + 1] as number, 90, inv);
-      const x1 = cellIndex(rows[r + 2] as number, 180, inv);
-      const y1 = cellIndex(rows[r + 3] as number, 90, inv);
-      const b = 4 * i;
-      span[b] = x0;
-      span[b + 1] = y0;
-      span[b + 2] = x1;
-      span[b + 3] = y1;
-      let u = used.get(level);
-      if (u === undefined) {
-        u = { entries: 0, x0, y0, x1, y1 };
-        used.set(level, u);
-      }
-      u.entries += (x1 - x0 + 1) * (y1 - y0 + 1);
-      if (x0 < u.x0) u.x0 = x0;
-      if (y0 < u.y0) u.y0 = y0;
-      if (x1 > u.x1) u.x1 = x1;
-      if (y1 > u.y1) u.y1 = y1;
-    }
-    let total = 0;
-    for (const u of used.values()) total += u.entries;
-    this.entries = new Float64Array(stride * total);
-    this.codes = new Int32Array(total);
-    this.qboxes = new Int32Array(total);
-    this.levels = [];
-    let at = 0; // first entry of the level being built
-    for (const [level, u] of [...used].sort((a, b) => a[0] - b[0])) {
-      const w = u.x1 - u.x0 + 1;
-      const h = u.y1 - u.y0 + 1;
-      // Dense when the rectangle is small relative to the entries (hence to the occupied cells).
-      const dense = w * h <= DENSE_FACTOR * u.entries && w * h < 2 ** 28;
-      let grid: GridLevel;
-      if (dense) {
-        // Pass 1: count entries per cell in cells[k + 1], then prefix sums: cells[k] = start of cell k.
-        grid = new GridLevel(level, true, u.x0, u.y0, w, h, 0);
-        const cells = grid.cells;
-        for (let i = 0; i < n; i++) {
-          if (levelOf[i] !== level) continue;
-          const b = 4 * i;
-          for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
-            const k0 = (cy - u.y0) * w - u.x0 + 1;
-            for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++)
-              cells[k0 + cx] = (cells[k0 + cx] as number) + 1;
-          }
-        }
-        cells[0] = at;
-        for (let k = 1; k < cells.length; k++) cells[k] = (cells[k] as number) + (cells[k - 1] as number);
-      } else {
-        // Pass 1 in a table sized by the entries (an upper bound on the cells), then rehash the occupied
-        // cells into a table sized by their count; "start" = "end" = start of the cell's range.
-        const tmp = new GridLevel(level, false, 0, 0, 0, 0, u.entries);
-        const t = tmp.cells;
-        let occupied = 0;
-        for (let i = 0; i < n; i++) {
-          if (levelOf[i] !== level) continue;
-          const b = 4 * i;
-          for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
-            for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++) {
-              const r = tmp.rowOf(cx, cy, true);
-              if (t[r + 3] === 0) occupied++;
-              t[r + 3] = (t[r + 3] as number) + 1;
-            }
-          }
-        }
-        grid = new GridLevel(level, false, 0, 0, 0, 0, occupied);
-        const cells = grid.cells;
-        for (let r = 0; r < t.length; r += ROW) {
-          if (t[r] === -1) continue;
-          cells[grid.rowOf(t[r] as number, t[r + 1] as number, true) + 3] = t[r + 3] as number;
-        }
-        let next = at;
-        for (let r = 0; r < cells.length; r += ROW) {
-          if (cells[r] === -1) continue;
-          const c = cells[r + 3] as number;
-          cells[r + 2] = next;
-          cells[r + 3] = next;
-          next += c;
-        }
-      }
-      // Pass 2: fill; the dense start / hashed end column serves as the cursor of each cell.
-      const cells = grid.cells;
-      for (let i = 0; i < n; i++) {
-        if (levelOf[i] !== level) continue;
-        const b = 4 * i;
-        const code = codes[i] as number;
-        const from = i * stride;
-        for (let cy = span[b + 1] as number; cy <= (span[b + 3] as number); cy++) {
-          for (let cx = span[b] as number; cx <= (span[b + 2] as number); cx++) {
-            const cursor = dense ? (cy - u.y0) * w + (cx - u.x0) : grid.rowOf(cx, cy, false) + 3;
-            const e = cells[cursor] as number;
-            cells[cursor] = e + 1;
-            this.codes[e] = code;
-            this.qboxes[e] = quantizeBox(
-              rows[from] as number,
-              rows[from + 1] as number,
-              rows[from + 2] as number,
-              rows[from + 3] as number,
-              cx,
-              cy,
-              grid.inv,
-            );
-            const to = e * stride;
-            for (let k = 0; k < stride; k++) this.entries[to + k] = rows[from + k] as number;
-          }
-        }
-      }
-      // Dense: every start has moved to its cell's end, i.e. the next cell's start; shift back.
-      if (dense) {
-        for (let k = cells.length - 1; k > 0; k--) cells[k] = cells[k - 1] as number;
-        cells[0] = at;
-      }
-      at += u.entries;
-      this.levels.push(grid);
-    }
+    this.codes = codes;
+    this.qboxes = qboxes;
+  }
+
+  /** The grid over `n` items, built in one go (see {@link staticGridSteps}). */
+  static build(rows: Float64Array, stride: number, codes: Int32Array, n: number): StaticGrid {
+    const steps = staticGridSteps(rows, stride, codes, n, Number.POSITIVE_INFINITY);
+    for (let r = steps.next(); ; r = steps.next()) if (r.done === true) return r.value;
   }
 
   /**

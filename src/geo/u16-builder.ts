@@ -1,3 +1,5 @@
+import { longU16 } from './long-lived.ts';
+
 /**
  * Arena of Uint16 blocks (the polygons' cell grids), in chunks: a block is addressed by a global offset
  * `chunk << ARENA_CHUNK_BITS | local` and never straddles two chunks. The first chunk grows by doubling up to
@@ -11,25 +13,19 @@ export const ARENA_CHUNK_WORDS = 1 << ARENA_CHUNK_BITS;
 export const ARENA_CHUNK_MASK = ARENA_CHUNK_WORDS - 1;
 
 export class U16Arena {
-  /** Chunks; `current` is being filled, later ones (pre-allocated) are still empty. */
+  /** Chunks; the last one is being filled. */
   readonly chunks: Uint16Array[];
   #current = 0;
   /** Words used in the current chunk. */
   used = 0;
 
   /**
-   * `capacity` words: up to a chunk, the first chunk's initial size; beyond, all the chunks needed are
-   * allocated now (compaction knows the total, and allocating ArrayBuffer memory in one go costs at most one
-   * GC where allocating it as we go costs more, see ADR 006).
+   * `capacity` words: the first chunk's initial size, up to a full chunk. Further chunks are allocated when
+   * the previous one is full, not up front: the payload arrays schedule no GC (long-lived.ts), and a
+   * background compaction, which knows its total, must not zero ~85 MB in one step.
    */
   constructor(capacity = 1024) {
-    if (capacity <= ARENA_CHUNK_WORDS) {
-      this.chunks = [new Uint16Array(Math.max(16, capacity))];
-    } else {
-      // + 1: blocks never straddle chunks, so each chunk may end with unused words.
-      const count = Math.ceil(capacity / ARENA_CHUNK_WORDS) + 1;
-      this.chunks = Array.from({ length: count }, () => new Uint16Array(ARENA_CHUNK_WORDS));
-    }
+    this.chunks = [longU16(Math.min(ARENA_CHUNK_WORDS, Math.max(16, capacity)))];
   }
 
   /**
@@ -42,14 +38,14 @@ export class U16Arena {
     let at = (this.used + 3) & ~3;
     if (at + n > chunk.length) {
       if (chunk.length < ARENA_CHUNK_WORDS && this.#current === 0) {
-        const next = new Uint16Array(Math.min(ARENA_CHUNK_WORDS, Math.max(2 * chunk.length, at + n)));
+        const next = longU16(Math.min(ARENA_CHUNK_WORDS, Math.max(2 * chunk.length, at + n)));
         next.set(chunk.subarray(0, this.used));
         this.chunks[0] = next;
         chunk = next;
       }
       if (at + n > chunk.length) {
         this.#current++;
-        if (this.#current === this.chunks.length) this.chunks.push(new Uint16Array(ARENA_CHUNK_WORDS));
+        if (this.#current === this.chunks.length) this.chunks.push(longU16(ARENA_CHUNK_WORDS));
         at = 0;
       }
     }

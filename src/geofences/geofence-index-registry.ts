@@ -8,6 +8,9 @@
  * - Other nodes' writes are noticed through the per-workspace version counter in the database: a
  *   query re-reads it at most once per `checkIntervalMs` and reloads the workspace when it moved.
  *   Writes elsewhere are therefore visible here within that window (plus the reload).
+ * - Workspaces not queried for `idleEvictMs` are evicted (their index dropped, as by `forget`), so memory
+ *   follows the working set rather than every workspace ever queried since start; the next query
+ *   reloads lazily. Checked lazily on queries, sweeping at most every `idleEvictMs / 4`.
  */
 import type { Db } from '../db/database.ts';
 import { type FenceGeometry, GeofenceIndex } from '../geo/index.ts';
@@ -24,6 +27,8 @@ export interface GeofenceIndexRegistryOptions {
   clock: Clock;
   /** How stale another node's writes may be before a query re-reads the version counter. */
   checkIntervalMs: number;
+  /** Evict a workspace's index after this long without a query; 0 = never (the default). */
+  idleEvictMs?: number;
 }
 
 interface LoadedIndex {
@@ -43,6 +48,8 @@ interface WorkspaceState {
   pending: Map<number, IndexChange>;
   /** Full loads from storage so far (the first one and every reload). */
   loads: number;
+  /** Clock time of the last query (for idle eviction). */
+  lastUsedMs: number;
 }
 
 /**
@@ -56,12 +63,15 @@ export class GeofenceIndexRegistry {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #checkIntervalMs: number;
+  readonly #idleEvictMs: number;
   readonly #workspaces = new Map<string, WorkspaceState>();
+  #lastSweepMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: GeofenceIndexRegistryOptions) {
     this.#db = options.db;
     this.#clock = options.clock;
     this.#checkIntervalMs = options.checkIntervalMs;
+    this.#idleEvictMs = options.idleEvictMs ?? 0;
   }
 
   /** Ids of the workspace's enabled geofences containing the point (boundary inside), in no order. */
@@ -71,7 +81,10 @@ export class GeofenceIndexRegistry {
 
   /** The workspace's index, loaded or refreshed first when needed. */
   async indexFor(workspaceId: string): Promise<GeofenceIndex> {
+    const now = this.#clock.now().getTime();
+    this.#evictIdle(now);
     const state = this.#state(workspaceId);
+    state.lastUsedMs = now;
     // A second round covers a local commit reported while the first refresh was reading.
     for (let round = 0; round < 2 && this.#needsRefresh(state); round++) {
       await this.#refresh(workspaceId, state);
@@ -107,6 +120,21 @@ export class GeofenceIndexRegistry {
     this.#workspaces.delete(workspaceId);
   }
 
+  /**
+   * Drops the indexes of workspaces not queried for `idleEvictMs` (none in flight), at most once per
+   * quarter of that period, so a query costs one comparison in between.
+   */
+  #evictIdle(now: number): void {
+    const idle = this.#idleEvictMs;
+    if (idle <= 0 || (now - this.#lastSweepMs < idle / 4 && now >= this.#lastSweepMs)) return;
+    this.#lastSweepMs = now;
+    for (const [workspaceId, state] of this.#workspaces) {
+      // A clock that went backwards counts as use, so nothing is evicted by mistake.
+      if (state.refreshing === undefined && now - state.lastUsedMs >= idle)
+        this.#workspaces.delete(workspaceId);
+    }
+  }
+
   /** Loaded workspaces: version, geofence count and full loads so far (for metrics and tests). */
   stats(): Array<{ workspaceId: string; version: number; size: number; loads: number }> {
     return [...this.#workspaces].flatMap(([workspaceId, s]) =>
@@ -117,7 +145,14 @@ export class GeofenceIndexRegistry {
   #state(workspaceId: string): WorkspaceState {
     let state = this.#workspaces.get(workspaceId);
     if (!state) {
-      state = { loaded: undefined, refreshing: undefined, knownVersion: 0, pending: new Map(), loads: 0 };
+      state = {
+        loaded: undefined,
+        refreshing: undefined,
+        knownVersion: 0,
+        pending: new Map(),
+        loads: 0,
+        lastUsedMs: this.#clock.now().getTime(),
+      };
       this.#workspaces.set(workspaceId, state);
     }
     return state;

@@ -4,6 +4,8 @@
  * commit the change is handed to this node's index registry, so `contains` (and the location
  * pipeline) see it at once, and other nodes within their check interval (ADR 007).
  */
+
+import type { CountLimiter } from '../billing/count-limits.ts';
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
@@ -30,6 +32,8 @@ export interface GeofencesContext {
   db: Db;
   clock: Clock;
   registry: GeofenceIndexRegistry;
+  /** The plan's geofence count limit (contract §7); absent where billing is not wired. */
+  countLimit?: CountLimiter | undefined;
 }
 
 export interface CreateGeofenceInput {
@@ -91,6 +95,9 @@ export async function createGeofence(
     createdAt: now,
     updatedAt: now,
   };
+  // Before the transaction: the limit check reads through the pool, which on SQLite is the
+  // connection the transaction would hold.
+  await ctx.countLimit?.(ctx.db, workspaceId, 'geofences');
   const indexVersion = await guardDuplicate(geofence.externalId, () =>
     withTransaction(ctx.db, async (trx) => {
       if (geofence.externalId !== null && (await findIdByExternalId(trx, workspaceId, geofence.externalId))) {

@@ -68,8 +68,8 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDeps): Prom
       ) {
         throw new NotAuthenticatedError();
       }
-      const text = await deps.metrics.registry.metrics();
-      return reply.type(deps.metrics.registry.contentType).send(text);
+      const text = await deps.metrics.render();
+      return reply.type(deps.metrics.contentType).send(text);
     },
   );
 }

@@ -27,13 +27,17 @@ const TYPE_ERRORS: Record<string, [string, string]> = {
   null: ['none_required', 'Input should be null'],
 };
 
+const ARRAY_INDEX = /^(0|[1-9]\d*)$/;
+
 function pathSegments(instancePath: string): Array<string | number> {
   if (instancePath === '') return [];
-  return instancePath
-    .slice(1)
-    .split('/')
-    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((segment) => (/^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment));
+  const segments: Array<string | number> = [];
+  for (const raw of instancePath.slice(1).split('/')) {
+    // JSON-pointer unescaping (RFC 6901) only when the segment has an escape at all.
+    const segment = raw.includes('~') ? raw.replaceAll('~1', '/').replaceAll('~0', '~') : raw;
+    segments.push(ARRAY_INDEX.test(segment) ? Number(segment) : segment);
+  }
+  return segments;
 }
 
 function describe(error: ErrorObject): { type: string; msg: string; extra?: string } {
@@ -94,19 +98,27 @@ function describe(error: ErrorObject): { type: string; msg: string; extra?: stri
   }
 }
 
+const isCombinator = (e: ErrorObject): boolean =>
+  e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if';
+
 export function toValidationIssues(errors: readonly ErrorObject[], context: string): ValidationIssue[] {
   const root = CONTEXT_ROOT[context] ?? context;
-  const issues: ValidationIssue[] = [];
-  const seen = new Set<string>();
   // anyOf/oneOf report every branch's failure and then their own; when a branch-level error exists
   // at the same place, the combinator's summary line adds nothing.
-  const concrete = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
-  for (const error of concrete.length > 0 ? concrete : errors) {
+  const skipCombinators = errors.some((e) => !isCombinator(e));
+  // Most failing requests break one rule: only several errors can repeat one another.
+  const seen = errors.length > 1 ? new Set<string>() : undefined;
+  const issues: ValidationIssue[] = [];
+  for (const error of errors) {
+    if (skipCombinators && isCombinator(error)) continue;
     const { type, msg, extra } = describe(error);
-    const loc = [root, ...pathSegments(error.instancePath), ...(extra !== undefined ? [extra] : [])];
-    const key = `${type}|${JSON.stringify(loc)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const loc: Array<string | number> = [root, ...pathSegments(error.instancePath)];
+    if (extra !== undefined) loc.push(extra);
+    if (seen) {
+      const key = `${type}|${JSON.stringify(loc)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
     issues.push({ type, loc, msg });
   }
   return issues;

@@ -40,16 +40,34 @@ export function evaluateLocation(
   if (cursor.lastEvaluatedAt !== null && recordedAt.getTime() < cursor.lastEvaluatedAt.getTime()) {
     return { outOfOrder: true };
   }
-  const now = index.query(lng, lat).sort();
-  const before = new Set(cursor.insideIds);
-  const after = new Set(now);
-  // Exits first, then enters, each in id order: a deterministic sequence for one location.
-  const transitions: Transition[] = [];
-  for (const id of cursor.insideIds) {
-    if (!after.has(id) && index.has(id)) transitions.push({ type: 'exit', geofenceId: id });
+  const now = index.query(lng, lat);
+  if (now.length > 1) now.sort();
+  // Exits first, then enters, each in id order: a deterministic sequence for one location. Both
+  // lists are sorted, so one merge finds them (no sets: most locations are in 0–2 geofences).
+  const before = isSorted(cursor.insideIds) ? cursor.insideIds : [...cursor.insideIds].sort();
+  const exits: Transition[] = [];
+  const enters: Transition[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < before.length || j < now.length) {
+    const was = before[i];
+    const is = now[j];
+    if (was !== undefined && (is === undefined || was < is)) {
+      if (index.has(was)) exits.push({ type: 'exit', geofenceId: was });
+      i++;
+    } else if (is !== undefined && (was === undefined || is < was)) {
+      enters.push({ type: 'enter', geofenceId: is });
+      j++;
+    } else {
+      i++;
+      j++;
+    }
   }
-  for (const id of now) {
-    if (!before.has(id)) transitions.push({ type: 'enter', geofenceId: id });
-  }
+  const transitions = exits.length === 0 ? enters : enters.length === 0 ? exits : [...exits, ...enters];
   return { outOfOrder: false, transitions, cursor: { insideIds: now, lastEvaluatedAt: recordedAt } };
+}
+
+function isSorted(ids: readonly string[]): boolean {
+  for (let k = 1; k < ids.length; k++) if ((ids[k - 1] as string) > (ids[k] as string)) return false;
+  return true;
 }

@@ -112,8 +112,8 @@ export function buildRows(
   };
   for (const { device, steps, cursor } of plan.devices) {
     const session = device.activeSessionId ? activeSessions.get(device.activeSessionId) : undefined;
-    let lastLocation: LastLocation | null = device.lastLocation;
-    let evaluated = false;
+    // Set by the newest in-order location; a device with none keeps its row as it was.
+    let lastLocation: LastLocation | null = null;
     for (const step of steps) {
       const { stored } = step;
       rows.locations.push(stored);
@@ -125,7 +125,6 @@ export function buildRows(
       rows.eventsByRef.set(step.ref, events);
       rows.events.push(...events);
       if (!stored.outOfOrder) {
-        evaluated = true;
         lastLocation = {
           point: pointOf(stored.lng, stored.lat),
           timestamp: stored.recordedAt.toISOString(),
@@ -145,7 +144,7 @@ export function buildRows(
     }
     if (session) rows.sessions.push(session);
     // Out-of-order locations leave the device as it was, last_seen_at included.
-    if (evaluated) {
+    if (lastLocation !== null) {
       rows.states.push({
         id: device.id,
         lastLocation,

@@ -35,6 +35,8 @@ export interface IngestContext {
   clock: Clock;
   registry: GeofenceIndexRegistry;
   capabilities: DialectCapabilities;
+  /** Called after a transaction that stored events commits: wakes the outbox dispatcher (ADR 010). */
+  afterCommit?: () => void;
 }
 
 export interface IngestResult {
@@ -88,5 +90,5 @@ export async function ingestLocations(
       eventsByRef: rows.eventsByRef,
       events: rows.events,
     };
-  });
+  }).finally(() => ctx.afterCommit?.());
 }

@@ -5,6 +5,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../auth/route-auth.ts';
+import type { EventQuota } from '../billing/event-quota.ts';
 import { eventOut } from '../events/events.schemas.ts';
 import { errorResponses, ListOf, page } from '../http/schemas.ts';
 import { createAjv } from '../http/validation.ts';
@@ -28,7 +29,11 @@ import * as locations from './locations.service.ts';
 const tags = ['locations'];
 export const BATCH_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
-export async function locationRoutes(fastify: FastifyInstance, ctx: IngestContext): Promise<void> {
+export async function locationRoutes(
+  fastify: FastifyInstance,
+  // `quota`: the event quota gate (contract §7: 429 RATE_LIMITED at 120 %, 403 at 150 %).
+  ctx: IngestContext & { quota?: EventQuota | undefined },
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const ajv = createAjv(false);
   const validateEnvelope = ajv.compile(BatchEnvelope);
@@ -44,17 +49,22 @@ export async function locationRoutes(fastify: FastifyInstance, ctx: IngestContex
         summary: 'Record a location and evaluate it against the geofences',
         params: DeviceLocationsParams,
         body: LocationBody,
-        response: { 201: RecordLocationResponse, ...errorResponses(401, 403, 404) },
+        response: { 201: RecordLocationResponse, ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
+      const workspaceId = principalOf(request).workspaceId;
+      const admitted = ctx.quota?.admit(workspaceId);
+      if (admitted) await admitted;
       const { location, events } = await locations.recordLocation(
         ctx,
         coalescer,
-        principalOf(request).workspaceId,
+        workspaceId,
         request.params.device_id,
         request.body,
       );
+      const recorded = ctx.quota?.record(workspaceId, events.length);
+      if (recorded) await recorded;
       return reply.status(201).send({ location: locationOut(location), events: events.map(eventOut) });
     },
   );
@@ -71,10 +81,13 @@ export async function locationRoutes(fastify: FastifyInstance, ctx: IngestContex
         tags,
         summary: 'Record up to 1000 locations of any devices of the workspace',
         body: BatchBody,
-        response: { 200: BatchResponse, ...errorResponses(401, 403, 413) },
+        response: { 200: BatchResponse, ...errorResponses(401, 403, 413, 429) },
       },
     },
     async (request) => {
+      const workspaceId = principalOf(request).workspaceId;
+      const admitted = ctx.quota?.admit(workspaceId);
+      if (admitted) await admitted;
       const raw = (request.body as { locations: unknown[] }).locations;
       const valid: Array<{ index: number; item: locations.BatchItem }> = [];
       const rejected: locations.BatchRejection[] = [];
@@ -89,7 +102,9 @@ export async function locationRoutes(fastify: FastifyInstance, ctx: IngestContex
           });
         }
       });
-      const result = await locations.recordBatch(ctx, principalOf(request).workspaceId, valid, rejected);
+      const result = await locations.recordBatch(ctx, workspaceId, valid, rejected);
+      const recorded = ctx.quota?.record(workspaceId, result.events.length);
+      if (recorded) await recorded;
       return { accepted: result.accepted, rejected: result.rejected, events: result.events.map(eventOut) };
     },
   );

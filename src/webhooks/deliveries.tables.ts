@@ -1,2 +1,95 @@
-// Tables of webhook deliveries, attempts and dead letters (filled in by the delivery engine work).
-export type DeliveryTables = Record<never, never>;
+/** Tables of the webhook delivery engine (ADR 010): deliveries, their attempts, dead letters, rate windows. */
+import type { BooleanColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
+
+export type DeliveryStatus = 'pending' | 'success' | 'failed';
+export type DeliveryEventType = 'geofence.enter' | 'geofence.exit' | 'webhook.test';
+/**
+ * Why the delivery exists. Only `subscription` deliveries are unique per (event, webhook): a
+ * dead-letter retry or a test is a new delivery by design.
+ */
+export type DeliveryOrigin = 'subscription' | 'test' | 'dlq_retry';
+
+/** One message to one webhook (seed §2.4), retried on the schedule until success or dead letter. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  workspace_id: string;
+  /** Null once the webhook is deleted (the history stays). */
+  webhook_id: string | null;
+  origin: DeliveryOrigin;
+  /** The `geofence_events` row; null for `webhook.test`. */
+  event_row_id: string | null;
+  geofence_id: string | null;
+  event_type: DeliveryEventType;
+  /** Seed §6.3 `data.event_id` (also `X-SVC-Event-ID`). */
+  event_id: string;
+  /** `X-Idempotency-Key` and the payload's `id`: the same on every attempt and dead-letter retry. */
+  idempotency_key: string;
+  /** The exact JSON body sent (signed byte for byte); GET deliveries send none. */
+  payload: string;
+  url: string;
+  method: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  response_status_code: number | null;
+  response_time_ms: number | null;
+  error_message: string | null;
+  created_at: TimestampColumn;
+  delivered_at: NullableTimestampColumn;
+  /** When the next attempt is due (API field); null once final. */
+  next_retry_at: NullableTimestampColumn;
+  /**
+   * When a worker may next take it: `next_retry_at`, a rate-limit window, or the end of a lease
+   * while an attempt is in flight. Only pending rows are indexed on it.
+   */
+  due_at: TimestampColumn;
+  /** The worker holding the lease while an attempt is in flight (null otherwise). */
+  lease_owner: string | null;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  /** 1-based attempt number (`X-SVC-Attempt`). */
+  n: number;
+  started_at: TimestampColumn;
+  duration_ms: number;
+  response_status_code: number | null;
+  error_message: string | null;
+  /** At most 1 KiB of the response body. */
+  response_body_excerpt: string | null;
+}
+
+/** A delivery whose last attempt failed (seed §2.5). */
+export interface WebhookDeadLettersTable {
+  id: string;
+  workspace_id: string;
+  delivery_id: string;
+  webhook_id: string | null;
+  webhook_name: string;
+  webhook_url: string;
+  event_type: DeliveryEventType;
+  event_id: string;
+  error_message: string;
+  retry_count: number;
+  last_attempt_at: TimestampColumn;
+  queued_at: TimestampColumn;
+  requeued: BooleanColumn;
+  requeued_at: NullableTimestampColumn;
+}
+
+/**
+ * Sends per webhook per second (epoch seconds): the shared truth of `rate_limit_per_minute`
+ * across workers and nodes. Rows older than two minutes are deleted by the worker.
+ */
+export interface WebhookRateWindowsTable {
+  webhook_id: string;
+  second: number;
+  sends: number;
+}
+
+export interface DeliveryTables {
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  webhook_dead_letters: WebhookDeadLettersTable;
+  webhook_rate_windows: WebhookRateWindowsTable;
+}

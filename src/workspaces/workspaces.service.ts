@@ -48,6 +48,8 @@ export interface WorkspacesContext {
   mailer: Mailer;
   authenticator: Authenticator;
   publicUrl: string;
+  /** The in-memory geofence indexes (ADR 007): a deleted workspace's is dropped at once. */
+  geofenceIndexes?: { forget(workspaceId: string): void };
 }
 
 /** The caller's current workspace, or 404 for any other id. */
@@ -117,6 +119,7 @@ export async function removeWorkspace(
   await deleteWorkspace(ctx.db, workspaceId);
   ctx.authenticator.forgetAllSessions();
   ctx.authenticator.forgetApiKeys();
+  ctx.geofenceIndexes?.forget(workspaceId);
 }
 
 export async function membersOf(

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { circleInnerBox } from '../../src/geo/circle-inner-box.ts';
 import { EARTH_RADIUS_M } from '../../src/geo/constants.ts';
+import { slotContains } from '../../src/geo/fence-contains.ts';
 import {
-  buildFenceStore,
   CIRCLE_INDEX_PAD_DEG,
-  circleInnerBox,
-  FenceStoreBuilder,
   REC,
   SIZED_CHUNK_BITS,
   STREAM_CHUNK_BITS,
-  slotContains,
-} from '../../src/geo/fence-store.ts';
+} from '../../src/geo/fence-layout.ts';
+import { buildFenceStore, FenceStoreBuilder } from '../../src/geo/fence-store-builder.ts';
 import { haversineDistance } from '../../src/geo/haversine.ts';
 import { pointInCircle } from '../../src/geo/point-in-circle.ts';
 import { pointInPolygon } from '../../src/geo/point-in-polygon.ts';

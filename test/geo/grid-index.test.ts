@@ -70,7 +70,7 @@ describe('StaticGrid', () => {
       rows.set([w, s, Math.min(180, w + size), Math.min(90, s + size), i], STRIDE * i);
       codes[i] = i;
     }
-    const grid = new StaticGrid(rows, STRIDE, codes, n);
+    const grid = StaticGrid.build(rows, STRIDE, codes, n);
     assert.ok(
       grid.levels.some((l) => l.dense),
       'a dense level',
@@ -119,7 +119,7 @@ describe('StaticGrid', () => {
 
   test('setColumns updates every copy of an item', () => {
     const rows = Float64Array.of(13, 52, 13.05, 52.05, 0, 13.01, 52.01, 13.02, 52.02, 0);
-    const grid = new StaticGrid(rows, STRIDE, Int32Array.of(7, 8), 2);
+    const grid = StaticGrid.build(rows, STRIDE, Int32Array.of(7, 8), 2);
     grid.setColumns(7, 13, 52, 13.05, 52.05, 2, 1, 2); // columns 2 and 4 (the box's east side is only overwritten in copies)
     let copies = 0;
     for (let e = 0; e < grid.codes.length; e++) {

@@ -33,7 +33,8 @@ describe('GET /geofences/contains', () => {
   let otherToken: string;
 
   before(async () => {
-    t = await startIdentityApp();
+    // More geofences than the free plan's 50 are created here.
+    t = await startIdentityApp({ env: { DEFAULT_PLAN: 'business' } });
     token = (await signUp(t, 'contains')).tokens.access_token;
     otherToken = (await signUp(t, 'contains-other')).tokens.access_token;
   });

@@ -115,6 +115,66 @@ describe('GeofenceIndexRegistry', () => {
     assert.deepEqual(await nodeB.query(ws, 7, 7), [g.id], 'reloaded from storage');
   });
 
+  test('idle workspaces are evicted after idleEvictMs without a query and reloaded lazily', async () => {
+    const idleClock = new ManualClock('2026-03-10T12:00:00.000Z');
+    const registry = new GeofenceIndexRegistry({
+      db: t.deps.database.db,
+      clock: idleClock,
+      checkIntervalMs: 100,
+      idleEvictMs: 1000,
+    });
+    const g = await create('idle', 11, 11);
+    const other = await signUp(t, 'registry-idle');
+    await registry.query(ws, 11, 11);
+    await registry.query(other.workspace.id, 11, 11);
+    const loaded = () =>
+      registry
+        .stats()
+        .map((s) => s.workspaceId)
+        .sort();
+    assert.deepEqual(loaded(), [ws, other.workspace.id].sort());
+    idleClock.advance(600);
+    await registry.query(ws, 11, 11); // ws used again; the other one stays idle
+    idleClock.advance(600);
+    await registry.query(ws, 11, 11);
+    assert.deepEqual(loaded(), [ws], 'idle for 1200 ms ≥ 1000: evicted');
+    idleClock.advance(999);
+    await registry.query(other.workspace.id, 11, 11);
+    assert.deepEqual(loaded(), [ws, other.workspace.id].sort(), 'ws idle 999 ms: kept');
+    // Sweeps run at most every idleEvictMs / 4 (250 ms): ws, idle since 1200, goes at the next one.
+    idleClock.advance(249);
+    await registry.query(other.workspace.id, 11, 11);
+    assert.deepEqual(loaded(), [ws, other.workspace.id].sort(), 'no sweep within 250 ms of the last');
+    idleClock.advance(1);
+    assert.deepEqual(await registry.query(other.workspace.id, 11, 11), []);
+    assert.deepEqual(loaded(), [other.workspace.id], 'ws idle 1249 ms: evicted');
+    // Evicted state is gone entirely: a commit report for it is ignored, the next query reloads.
+    registry.applyCommitted(ws, (await version()) + 1, { kind: 'remove', id: g.id });
+    assert.deepEqual(await registry.query(ws, 11, 11), [g.id]);
+    assert.equal(loadsOf(registry), 1, 'a fresh state: its first load');
+    // Without idleEvictMs nothing is evicted, however long the pause.
+    await nodeB.query(ws, 11, 11);
+    clock.advance(365 * 24 * 3600_000);
+    await nodeB.query(other.workspace.id, 11, 11);
+    assert.equal(nodeB.stats().length, 2);
+  });
+
+  test('deleting a workspace drops its index on the node that deleted it', async () => {
+    const doomed = await signUp(t, 'registry-delete');
+    const wsId = doomed.workspace.id;
+    const auth = { token: doomed.tokens.access_token };
+    await createGeofence(t, auth, { name: 'doomed', geometry: circle(12, 12, 1000) });
+    const registry = t.deps.geofenceIndexes;
+    assert.equal((await registry.query(wsId, 12, 12)).length, 1);
+    assert.ok(registry.stats().some((s) => s.workspaceId === wsId));
+    await expectStatus(await call(t, `/workspaces/${wsId}`, { ...auth, method: 'DELETE' }), 204);
+    assert.equal(
+      registry.stats().some((s) => s.workspaceId === wsId),
+      false,
+    );
+    assert.deepEqual(await registry.query(wsId, 12, 12), [], 'reloads an empty workspace, if asked');
+  });
+
   test('forget() drops a workspace; the next query loads it again', async () => {
     await nodeB.query(ws, 8, 8);
     nodeB.forget(ws);

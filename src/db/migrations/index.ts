@@ -4,6 +4,7 @@ import { devicesEvents } from './0003-devices-events.ts';
 import { webhooks } from './0004-webhooks.ts';
 import { webhookDeliveries } from './0005-webhook-deliveries.ts';
 import { billing } from './0006-billing.ts';
+import { locationsWithoutDeviceFk } from './0007-locations-without-device-fk.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   webhooks,
   webhookDeliveries,
   billing,
+  locationsWithoutDeviceFk,
 ];

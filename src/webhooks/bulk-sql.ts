@@ -1,0 +1,117 @@
+/**
+ * Many-row statements of the delivery engine that `src/db/bulk.ts` does not cover: updates of rows
+ * of many workspaces matched by id (optionally only while a lease is held, with the ids that
+ * matched returned), and inserts that skip conflicting rows. Same technique as bulk.ts: multi-row
+ * `VALUES` on SQLite, one typed array per column through `unnest(…)` on PostgreSQL.
+ */
+import { CompiledQuery } from 'kysely';
+import { type BulkColumn, type BulkColumnType, chunks, rowsPerChunk } from '../db/bulk.ts';
+import type { DialectCapabilities } from '../db/database.ts';
+import type { Executor } from '../db/transaction.ts';
+
+function quote(identifier: string): string {
+  return `"${identifier.replace(/"/g, '""')}"`;
+}
+
+function pgType(capabilities: DialectCapabilities, type: BulkColumnType): string {
+  switch (type) {
+    case 'text':
+      return 'text';
+    case 'json':
+      return capabilities.types.json;
+    case 'timestamp':
+      return capabilities.types.timestamp;
+    case 'double':
+      return capabilities.types.double;
+    case 'integer':
+      return 'bigint';
+    case 'boolean':
+      return capabilities.types.boolean;
+  }
+}
+
+function columnArrays(rows: ReadonlyArray<readonly unknown[]>, width: number): unknown[][] {
+  const arrays: unknown[][] = Array.from({ length: width }, () => new Array(rows.length));
+  rows.forEach((row, r) => {
+    for (let c = 0; c < width; c++) (arrays[c] as unknown[])[r] = row[c] ?? null;
+  });
+  return arrays;
+}
+
+function valuesList(rows: number, width: number): string {
+  const tuple = `(${new Array(width).fill('?').join(', ')})`;
+  return new Array(rows).fill(tuple).join(', ');
+}
+
+export interface UpdateByIdOptions {
+  table: string;
+  /** Columns set, in the order of each row's values after the id. */
+  columns: readonly BulkColumn[];
+  /** Each row: id, then one value per column. */
+  rows: ReadonlyArray<readonly unknown[]>;
+  /** Only rows where this column has this value are updated (e.g. the lease owner). */
+  guard?: { column: string; value: string };
+}
+
+/** Updates rows by id; returns the ids actually updated (all of them unless a guard refused some). */
+export async function updateById(
+  db: Executor,
+  capabilities: DialectCapabilities,
+  options: UpdateByIdOptions,
+): Promise<string[]> {
+  if (options.rows.length === 0) return [];
+  const table = quote(options.table);
+  const width = options.columns.length + 1;
+  const set = options.columns.map((c, i) => `${quote(c.name)} = v.column${i + 2}`).join(', ');
+  const guard = options.guard ? ` and ${table}.${quote(options.guard.column)} = ` : '';
+  const updated: string[] = [];
+  if (capabilities.dialect === 'postgres') {
+    const names = Array.from({ length: width }, (_v, i) => `column${i + 1}`).join(', ');
+    const types: BulkColumnType[] = ['text', ...options.columns.map((c) => c.type)];
+    const source = `unnest(${types.map((t, i) => `$${i + 1}::${pgType(capabilities, t)}[]`).join(', ')})`;
+    const text =
+      `update ${table} set ${set} from ${source} as v(${names}) where ${table}."id" = v.column1` +
+      (options.guard ? `${guard}$${width + 1}` : '') +
+      ` returning ${table}."id"`;
+    const params: unknown[] = columnArrays(options.rows, width);
+    if (options.guard) params.push(options.guard.value);
+    const result = await db.executeQuery<{ id: string }>(CompiledQuery.raw(text, params));
+    for (const row of result.rows) updated.push(row.id);
+    return updated;
+  }
+  for (const part of chunks(options.rows, rowsPerChunk(width) - 1)) {
+    const text =
+      `update ${table} set ${set} from (values ${valuesList(part.length, width)}) as v ` +
+      `where ${table}."id" = v.column1${options.guard ? `${guard}?` : ''} returning ${table}."id"`;
+    const params: unknown[] = part.flat();
+    if (options.guard) params.push(options.guard.value);
+    const result = await db.executeQuery<{ id: string }>(CompiledQuery.raw(text, params));
+    for (const row of result.rows) updated.push(row.id);
+  }
+  return updated;
+}
+
+/** `INSERT … ON CONFLICT <target> DO NOTHING` of many rows. */
+export async function insertIgnoringConflicts(
+  db: Executor,
+  capabilities: DialectCapabilities,
+  table: string,
+  columns: readonly BulkColumn[],
+  rows: ReadonlyArray<readonly unknown[]>,
+  conflictTarget: string,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const head = `insert into ${quote(table)} (${columns.map((c) => quote(c.name)).join(', ')}) `;
+  const tail = ` on conflict ${conflictTarget} do nothing`;
+  if (capabilities.dialect === 'postgres') {
+    const source = `unnest(${columns.map((c, i) => `$${i + 1}::${pgType(capabilities, c.type)}[]`).join(', ')})`;
+    await db.executeQuery(
+      CompiledQuery.raw(`${head}select * from ${source}${tail}`, columnArrays(rows, columns.length)),
+    );
+    return;
+  }
+  for (const part of chunks(rows, rowsPerChunk(columns.length))) {
+    const text = `${head}values ${valuesList(part.length, columns.length)}${tail}`;
+    await db.executeQuery(CompiledQuery.raw(text, part.flat()));
+  }
+}

@@ -1,0 +1,167 @@
+/** Schemas of the deliveries and dead-letter routes (seed §2.4–2.6, contract §5) and the JSON forms. */
+import { Type } from 'typebox';
+import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import type { DeadLetter, DeadLetterStats } from './dead-letters.repository.ts';
+import type { Delivery, DeliveryAttempt } from './deliveries.repository.ts';
+
+const STATUSES = ['pending', 'success', 'failed'] as const;
+const EVENT_TYPES = ['geofence.enter', 'geofence.exit', 'webhook.test'] as const;
+
+export const WebhookIdParams = Type.Object({ webhook_id: Type.String() });
+export const DeliveryIdParams = Type.Object({ delivery_id: Type.String() });
+export const DlqIdParams = Type.Object({ dlq_id: Type.String() });
+
+export const DeliveriesQuery = Type.Object({
+  ...PaginationQuery.properties,
+  status: Type.Optional(StringEnum(STATUSES, { description: 'Only deliveries in this state' })),
+});
+
+export const DlqQuery = Type.Object({
+  ...PaginationQuery.properties,
+  requeued: Type.Optional(Type.Boolean({ description: 'Only entries that were (not) retried' })),
+});
+
+export const DeliverySchema = Type.Object(
+  {
+    id: Id,
+    webhook_id: Nullable(Type.String({ description: 'Null once the webhook is deleted' })),
+    geofence_id: Nullable(Type.String()),
+    event_type: StringEnum(EVENT_TYPES),
+    event_id: Type.String({ description: '`data.event_id` of the payload (`X-SVC-Event-ID`)' }),
+    url: Type.String(),
+    method: StringEnum(['POST', 'PUT', 'PATCH', 'GET']),
+    status: StringEnum(STATUSES, {
+      description:
+        '`pending` until an attempt succeeds (`success`) or the last one fails (`failed`, dead-lettered)',
+    }),
+    response_status_code: Nullable(Type.Integer({ description: 'HTTP status of the last attempt' })),
+    response_status: Nullable(Type.Integer({ description: 'Same as response_status_code' })),
+    response_time_ms: Nullable(Type.Number({ description: 'Duration of the last attempt' })),
+    error_message: Nullable(Type.String({ description: 'Why the last attempt failed' })),
+    attempt_count: Type.Integer({ description: 'Attempts made (at most WEBHOOK_RETRY_SCHEDULE length + 1)' }),
+    retry_count: Type.Integer({ description: 'Attempts after the first' }),
+    idempotency_key: Type.String({
+      description: '`X-Idempotency-Key` and payload `id`: stable across attempts and dead-letter retries',
+    }),
+    created_at: Timestamp,
+    delivered_at: Nullable(Timestamp),
+    next_retry_at: Nullable(Timestamp),
+  },
+  { description: 'A webhook delivery (seed §2.4)' },
+);
+
+export const AttemptSchema = Type.Object({
+  n: Type.Integer({ description: 'Attempt number (`X-SVC-Attempt`)' }),
+  started_at: Timestamp,
+  duration_ms: Type.Number(),
+  response_status_code: Nullable(Type.Integer()),
+  error_message: Nullable(Type.String()),
+  response_body_excerpt: Nullable(
+    Type.String({ description: 'At most the first 1 KiB of the response body' }),
+  ),
+});
+
+export const DeliveryDetailSchema = Type.Object(
+  { ...DeliverySchema.properties, attempts: Type.Array(AttemptSchema) },
+  { description: 'A delivery with every attempt made' },
+);
+
+export const TestDeliveryResponse = Type.Object({ delivery_id: Id });
+export const RetryResponse = Type.Object({ delivery_id: Id, status: StringEnum(['pending']) });
+
+export const DeadLetterSchema = Type.Object(
+  {
+    dlq_id: Id,
+    delivery_id: Id,
+    webhook: Type.Object({ id: Nullable(Type.String()), name: Type.String(), url: Type.String() }),
+    event_type: StringEnum(EVENT_TYPES),
+    event_id: Type.String(),
+    error_message: Type.String({
+      description: 'Why the last attempt failed, e.g. `HTTP 503 Service Unavailable`',
+    }),
+    retry_count: Type.Integer(),
+    last_attempt_at: Timestamp,
+    queued_at: Timestamp,
+    requeued: Type.Boolean(),
+  },
+  { description: 'A dead-letter entry (seed §2.5)' },
+);
+
+export const DeadLetterStatsSchema = Type.Object(
+  {
+    total_entries: Type.Integer(),
+    not_requeued: Type.Integer(),
+    requeued: Type.Integer(),
+    top_failed_webhooks: Type.Array(
+      Type.Object({
+        webhook_id: Nullable(Type.String()),
+        webhook_name: Type.String(),
+        count: Type.Integer(),
+      }),
+      { description: 'At most five, most entries first' },
+    ),
+  },
+  { description: 'Dead-letter statistics (seed §2.6)' },
+);
+
+export function deliveryOut(d: Delivery) {
+  return {
+    id: d.id,
+    webhook_id: d.webhookId,
+    geofence_id: d.geofenceId,
+    event_type: d.eventType,
+    event_id: d.eventId,
+    url: d.url,
+    method: d.method as 'POST' | 'PUT' | 'PATCH' | 'GET',
+    status: d.status,
+    response_status_code: d.responseStatusCode,
+    response_status: d.responseStatusCode,
+    response_time_ms: d.responseTimeMs,
+    error_message: d.errorMessage,
+    attempt_count: d.attemptCount,
+    retry_count: Math.max(0, d.attemptCount - 1),
+    idempotency_key: d.idempotencyKey,
+    created_at: d.createdAt.toISOString(),
+    delivered_at: d.deliveredAt?.toISOString() ?? null,
+    next_retry_at: d.nextRetryAt?.toISOString() ?? null,
+  };
+}
+
+export function attemptOut(a: DeliveryAttempt) {
+  return {
+    n: a.n,
+    started_at: a.startedAt.toISOString(),
+    duration_ms: a.durationMs,
+    response_status_code: a.responseStatusCode,
+    error_message: a.errorMessage,
+    response_body_excerpt: a.responseBodyExcerpt,
+  };
+}
+
+export function deadLetterOut(e: DeadLetter) {
+  return {
+    dlq_id: e.id,
+    delivery_id: e.deliveryId,
+    webhook: { id: e.webhookId, name: e.webhookName, url: e.webhookUrl },
+    event_type: e.eventType,
+    event_id: e.eventId,
+    error_message: e.errorMessage,
+    retry_count: e.retryCount,
+    last_attempt_at: e.lastAttemptAt.toISOString(),
+    queued_at: e.queuedAt.toISOString(),
+    requeued: e.requeued,
+  };
+}
+
+export function statsOut(s: DeadLetterStats) {
+  return {
+    total_entries: s.total,
+    not_requeued: s.total - s.requeued,
+    requeued: s.requeued,
+    top_failed_webhooks: s.top.map((t) => ({
+      webhook_id: t.webhookId,
+      webhook_name: t.webhookName,
+      count: t.count,
+    })),
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * One delivery attempt over HTTP (seed §6.2, contract §5): the exact request, a hard timeout
+ * covering connect, headers and the body excerpt, no redirects (a 3xx is a failure), and at most
+ * 1 KiB of the response body read before the stream is dropped.
+ */
+import { performance } from 'node:perf_hooks';
+import { type Dispatcher, request } from 'undici';
+import { signBody } from './signature.ts';
+
+export const USER_AGENT = 'Service-Webhooks/1.0';
+export const EXCERPT_BYTES = 1024;
+
+export interface OutgoingDelivery {
+  url: string;
+  method: string;
+  contentType: string;
+  timeoutMs: number;
+  customHeaders: Record<string, string>;
+  secret: string;
+  payload: string;
+  eventId: string;
+  idempotencyKey: string;
+  attempt: number;
+}
+
+export interface AttemptOutcome {
+  success: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  errorMessage: string | null;
+  bodyExcerpt: string | null;
+}
+
+/** Headers we set; a custom header of the same name (any case) is dropped, never sent twice. */
+const OURS = [
+  'content-type',
+  'user-agent',
+  'x-svc-signature',
+  'x-svc-event-id',
+  'x-idempotency-key',
+  'x-svc-attempt',
+  'x-geofencing-service-signature',
+  'x-geofencing-service-event-id',
+  'x-geofencing-service-attempt',
+];
+/** Framing headers belong to the HTTP client; a customer value would corrupt the request. */
+const FRAMING = [
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+];
+const RESERVED = new Set([...OURS, ...FRAMING]);
+
+export function deliveryHeaders(d: OutgoingDelivery, body: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(d.customHeaders)) {
+    if (!RESERVED.has(name.toLowerCase())) headers[name] = value;
+  }
+  const signature = signBody(body, d.secret);
+  const attempt = String(d.attempt);
+  headers['content-type'] = d.contentType;
+  headers['user-agent'] = USER_AGENT;
+  headers['x-svc-signature'] = signature;
+  headers['x-svc-event-id'] = d.eventId;
+  headers['x-idempotency-key'] = d.idempotencyKey;
+  headers['x-svc-attempt'] = attempt;
+  // Deprecated long-prefix duplicates (seed §9), same values.
+  headers['x-geofencing-service-signature'] = signature;
+  headers['x-geofencing-service-event-id'] = d.eventId;
+  headers['x-geofencing-service-attempt'] = attempt;
+  return headers;
+}
+
+class AttemptTimeout extends Error {}
+
+export async function sendAttempt(dispatcher: Dispatcher, d: OutgoingDelivery): Promise<AttemptOutcome> {
+  // GET deliveries carry no body; their signature is the HMAC of the empty body (contract §5).
+  const body = d.method === 'GET' ? '' : d.payload;
+  const headers = deliveryHeaders(d, body);
+  const started = performance.now();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new AttemptTimeout()), d.timeoutMs);
+  const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+  let statusCode: number | null = null;
+  try {
+    const response = await request(d.url, {
+      method: d.method as Dispatcher.HttpMethod,
+      headers,
+      ...(d.method === 'GET' ? {} : { body }),
+      dispatcher,
+      signal: controller.signal,
+      headersTimeout: d.timeoutMs,
+      bodyTimeout: d.timeoutMs,
+    });
+    statusCode = response.statusCode;
+    const durationMs = elapsed();
+    const bodyExcerpt = await readExcerpt(response.body);
+    const success = statusCode >= 200 && statusCode < 300;
+    return {
+      success,
+      statusCode,
+      durationMs,
+      errorMessage: success ? null : httpFailure(statusCode),
+      bodyExcerpt,
+    };
+  } catch (error) {
+    const durationMs = elapsed();
+    if (statusCode !== null) {
+      // The status arrived in time; only the excerpt failed: the status decides.
+      const success = statusCode >= 200 && statusCode < 300;
+      return {
+        success,
+        statusCode,
+        durationMs,
+        errorMessage: success ? null : httpFailure(statusCode),
+        bodyExcerpt: null,
+      };
+    }
+    const message = controller.signal.aborted
+      ? `Timed out after ${formatSeconds(d.timeoutMs)} without a response`
+      : describeNetworkError(error);
+    return { success: false, statusCode: null, durationMs, errorMessage: message, bodyExcerpt: null };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string | null> {
+  const parts: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    parts.push(buffer);
+    length += buffer.length;
+    // Stop reading: leaving the loop destroys the stream, so a huge body is never downloaded.
+    if (length >= EXCERPT_BYTES) break;
+  }
+  if (length === 0) return null;
+  return Buffer.concat(parts).subarray(0, EXCERPT_BYTES).toString('utf8');
+}
+
+const REASONS: Record<number, string> = {
+  300: 'Multiple Choices',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+function httpFailure(status: number): string {
+  const reason = REASONS[status];
+  const text = `HTTP ${status}${reason ? ` ${reason}` : ''}`;
+  return status >= 300 && status < 400 ? `${text} (redirects are not followed)` : text;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+interface ErrorLike {
+  name?: string;
+  code?: string;
+  message?: string;
+  cause?: unknown;
+}
+
+/** A human message for a failed connection; the SSRF guard's refusal is passed on as written. */
+export function describeNetworkError(error: unknown): string {
+  const chain: ErrorLike[] = [];
+  let current: unknown = error;
+  while (typeof current === 'object' && current !== null && chain.length < 5) {
+    chain.push(current as ErrorLike);
+    current = (current as ErrorLike).cause;
+  }
+  const forbidden = chain.find((e) => e.name === 'ForbiddenTargetError');
+  if (forbidden) return `${forbidden.message ?? 'Refused private target'}; nothing was sent`;
+  const codes = new Set(chain.map((e) => e.code).filter((c): c is string => typeof c === 'string'));
+  if (codes.has('ECONNREFUSED')) return 'Connection refused (ECONNREFUSED)';
+  if (codes.has('ENOTFOUND') || codes.has('EAI_AGAIN')) return 'DNS lookup failed (host not found)';
+  if (codes.has('UND_ERR_CONNECT_TIMEOUT') || codes.has('ETIMEDOUT')) return 'Connection timed out';
+  if (codes.has('ECONNRESET') || codes.has('UND_ERR_SOCKET') || codes.has('EPIPE')) {
+    return 'Connection closed by the receiver before a response';
+  }
+  if (codes.has('UND_ERR_HEADERS_TIMEOUT') || codes.has('UND_ERR_BODY_TIMEOUT'))
+    return 'Timed out waiting for the response';
+  const first = chain[0];
+  return `Network error: ${first?.message ?? String(error)}`;
+}

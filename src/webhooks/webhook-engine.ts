@@ -1,0 +1,86 @@
+/**
+ * The webhook engine of one process: the outbox dispatcher loop and the delivery worker, wired
+ * from the composition root. The server runs it in-process (unless RUN_WORKER=false); `src/worker.ts`
+ * runs it alone to scale delivery out. Several engines on one database cooperate (ADR 010).
+ */
+import type { Dispatcher } from 'undici';
+import type { Deps } from '../deps.ts';
+import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
+import { createGuardedDispatcher } from './outbound-guard.ts';
+import { dispatchOutbox } from './outbox-dispatcher.ts';
+
+const DISPATCH_BATCH = 500;
+
+export interface WebhookEngine {
+  worker: DeliveryWorker;
+  stop(): Promise<void>;
+}
+
+/** The HTTP client of deliveries: keep-alive connections, the SSRF guard unless private targets are allowed. */
+export function createDeliveryDispatcher(deps: Deps): Dispatcher {
+  return createGuardedDispatcher({ allowPrivate: deps.config.webhookAllowPrivateTargets });
+}
+
+export function createDeliveryWorker(
+  deps: Deps,
+  dispatcher: Dispatcher,
+  overrides: Partial<DeliveryWorkerOptions> = {},
+): DeliveryWorker {
+  return new DeliveryWorker({
+    db: deps.database.db,
+    capabilities: deps.database.capabilities,
+    clock: deps.clock,
+    logger: deps.logger,
+    secretBox: deps.secretBox,
+    notifier: deps.notifier,
+    dispatcher,
+    retryScheduleMs: deps.config.webhookRetryScheduleMs,
+    leaseMarginMs: deps.config.webhookLeaseMarginMs,
+    maxInFlight: deps.config.webhookConcurrency,
+    ...overrides,
+  });
+}
+
+/** Dispatches the outbox until it is empty; returns the deliveries created. */
+export async function drainOutbox(deps: Deps): Promise<number> {
+  let created = 0;
+  for (;;) {
+    const result = await dispatchOutbox(
+      { db: deps.database.db, capabilities: deps.database.capabilities, clock: deps.clock },
+      DISPATCH_BATCH,
+    );
+    created += result.deliveries;
+    if (result.rows < DISPATCH_BATCH) return created;
+  }
+}
+
+export function startWebhookEngine(deps: Deps): WebhookEngine {
+  const dispatcher = createDeliveryDispatcher(deps);
+  const worker = createDeliveryWorker(deps, dispatcher);
+  const { signals } = deps;
+  const pollMs = deps.config.webhookPollMs;
+  let stopping = false;
+  const dispatching = (async () => {
+    while (!stopping) {
+      try {
+        const created = await drainOutbox(deps);
+        if (created > 0) signals.deliveries.notify();
+      } catch (error) {
+        deps.logger.error({ err: error }, 'outbox dispatch failed');
+      }
+      // Woken by this node's ingestions; other nodes' events are found by the poll.
+      if (!stopping) await signals.outbox.wait(pollMs);
+    }
+  })();
+  worker.start(signals.deliveries, pollMs);
+  return {
+    worker,
+    stop: async () => {
+      stopping = true;
+      signals.outbox.notify();
+      await dispatching;
+      await worker.stop();
+      await dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * Checks on webhook fields that the JSON schema cannot express (contract §5, ADR 009): the URL
+ * scheme and literal private targets, custom header names and the headers reserved to the
+ * service, and geofence ids of the workspace. Schema-like failures are 422 with the `detail`
+ * array; a private target is the contract's 400 VALIDATION_ERROR.
+ */
+import { FieldValidationError, ValidationError } from '../shared/errors.ts';
+import { ALLOW_PRIVATE_HINT, classifyAddress, literalHostAddress } from './outbound-guard.ts';
+
+type Issue = { type: string; loc: Array<string | number>; msg: string };
+
+/** RFC 9110 §5.1: a field name is a token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 §5.5: visible characters, spaces and tabs; never CR, LF or NUL (header injection). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Headers the service sets on every delivery (seed §6.2, contract §5); custom ones may not override them. */
+const SERVICE_HEADERS = new Set([
+  'x-idempotency-key',
+  'content-type',
+  'content-length',
+  'host',
+  'user-agent',
+]);
+/** Our own header families, including names we may add later. */
+const SERVICE_PREFIXES = ['x-svc-', 'x-geofencing-service-'];
+/** Connection-level headers: they would break or smuggle the HTTP framing of the request. */
+const CONNECTION_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'content-encoding',
+]);
+
+/** Why `name` cannot be a custom header, or null when it can. */
+export function reservedHeaderReason(name: string): string | null {
+  const lower = name.toLowerCase();
+  if (lower === 'content-type') return 'set the content type with the content_type field instead';
+  if (SERVICE_HEADERS.has(lower) || SERVICE_PREFIXES.some((p) => lower.startsWith(p))) {
+    return 'the service sets this header itself and custom headers cannot override it';
+  }
+  if (CONNECTION_HEADERS.has(lower)) return 'connection-level headers are managed by the HTTP client';
+  return null;
+}
+
+export function checkWebhookHeaders(headers: Record<string, string>): void {
+  const issues: Issue[] = [];
+  const seen = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const loc = ['body', 'headers', name];
+    if (!HEADER_NAME.test(name)) {
+      issues.push({ type: 'value_error', loc, msg: `"${name}" is not a valid HTTP header name` });
+      continue;
+    }
+    const reserved = reservedHeaderReason(name);
+    if (reserved !== null)
+      issues.push({ type: 'value_error', loc, msg: `Header "${name}" is reserved: ${reserved}` });
+    const earlier = seen.get(name.toLowerCase());
+    if (earlier !== undefined) {
+      issues.push({
+        type: 'value_error',
+        loc,
+        msg: `Header "${name}" repeats "${earlier}" (names are case-insensitive)`,
+      });
+    }
+    seen.set(name.toLowerCase(), name);
+    if (!HEADER_VALUE.test(value)) {
+      issues.push({
+        type: 'value_error',
+        loc,
+        msg: 'Header values may not contain control characters such as CR or LF',
+      });
+    }
+  }
+  if (issues.length > 0) throw new FieldValidationError(issues);
+}
+
+/**
+ * http(s) only, no credentials in the URL (put them in a custom header: the fetch standard
+ * refuses URLs with credentials), and no literal private address unless allowed.
+ */
+export function checkWebhookUrl(raw: string, allowPrivateTargets: boolean): void {
+  const loc = ['body', 'url'];
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FieldValidationError([{ type: 'value_error', loc, msg: 'Input should be a valid URL' }]);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new FieldValidationError([
+      { type: 'value_error', loc, msg: "URL scheme should be 'http' or 'https'" },
+    ]);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new FieldValidationError([
+      {
+        type: 'value_error',
+        loc,
+        msg: 'URL may not contain credentials; send them in a custom header such as Authorization',
+      },
+    ]);
+  }
+  if (allowPrivateTargets) return;
+  const address = literalHostAddress(url);
+  const reason = address === null ? null : classifyAddress(address);
+  if (address !== null && reason !== null) {
+    throw new ValidationError(
+      `Webhook url host ${url.hostname} is ${/^[aeiou]/i.test(reason) ? 'an' : 'a'} ${reason} address ` +
+        `(${address}); webhooks may not target loopback, private, link-local, CGNAT, multicast or ` +
+        `metadata addresses (${ALLOW_PRIVATE_HINT})`,
+    );
+  }
+}
+
+/** 422 naming each id of `ids` that is not a geofence of the workspace. */
+export function unknownGeofenceIssues(ids: readonly string[], known: ReadonlySet<string>): void {
+  const issues: Issue[] = ids.flatMap((id, index) =>
+    known.has(id)
+      ? []
+      : [
+          {
+            type: 'value_error',
+            loc: ['body', 'geofence_ids', index],
+            msg: `Geofence ${id} not found in this workspace`,
+          },
+        ],
+  );
+  if (issues.length > 0) throw new FieldValidationError(issues);
+}

@@ -1,0 +1,174 @@
+/**
+ * Two real server processes (`node src/server.ts`) on one database and one Redis spend one API-key
+ * budget between them (contract §0: with REDIS_URL, rate-limit counters are shared by the nodes).
+ * A plan change made through one node reaches the other at once over the Redis plan-change bus.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { IS_POSTGRES, TEST_DATABASE_URL } from '../helpers/database.ts';
+import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from './redis-test.ts';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function startNode(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['src/server.ts'], {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return { child, base };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not start');
+}
+
+/** Runs one statement on the test server's maintenance connection. */
+async function admin(statement: string): Promise<void> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+async function json(res: Response, status: number): Promise<Record<string, unknown>> {
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+}
+
+describe('two server processes sharing Redis', async () => {
+  const reachable = await redisReachable();
+  const prefix = uniquePrefix('shared');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geofence-shared-budget-'));
+  const nodes: ChildProcess[] = [];
+  let a = '';
+  let b = '';
+  let database: string | undefined;
+
+  before(async () => {
+    if (!reachable) return;
+    let env: NodeJS.ProcessEnv = {
+      DATA_DIR: dir,
+      DATABASE_URL: `sqlite:${path.join(dir, 'shared.db')}`,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+    };
+    if (IS_POSTGRES) {
+      // A database of its own (the server has no schema setting; its migrations table lives in
+      // `public`), dropped afterwards.
+      database = `t_shared_${Date.now().toString(36)}_${process.pid}`;
+      await admin(`create database ${database}`);
+      const url = new URL(TEST_DATABASE_URL);
+      url.pathname = `/${database}`;
+      env = { ...env, DATABASE_URL: url.toString() };
+    }
+    // The first node migrates; the second starts on the migrated database.
+    const first = await startNode(env);
+    nodes.push(first.child);
+    const second = await startNode(env);
+    nodes.push(second.child);
+    a = first.base;
+    b = second.base;
+  });
+
+  after(async () => {
+    await Promise.all(
+      nodes.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    if (reachable) await dropPrefix(prefix);
+    if (database) await admin(`drop database if exists ${database} with (force)`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('enforce one budget: 100 requests spread over both, the 101st refused on either', {
+    skip: !reachable && 'no Redis',
+  }, async () => {
+    const post = (base: string, url: string, body: unknown, token?: string) =>
+      fetch(`${base}/api/v1${url}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const email = `shared-${Date.now()}@example.com`;
+    await json(await post(a, '/auth/register', { email, password: 'a long password' }), 201);
+    const pair = await json(await post(b, '/auth/login', { email, password: 'a long password' }), 200);
+    const jwt = String(pair.access_token);
+    const created = await json(
+      await post(a, '/account/api-keys', { name: 'shared', scopes: ['*'] }, jwt),
+      201,
+    );
+    const key = String(created.key);
+
+    const remaining: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${i % 2 === 0 ? a : b}/api/v1/auth/test-api-key`, {
+        headers: { 'x-api-key': key },
+      });
+      await json(res, 200);
+      remaining.push(Number(res.headers.get('x-ratelimit-remaining')));
+    }
+    // Each node saw the other's requests: the remaining budget fell by one per request overall.
+    assert.deepEqual(
+      remaining,
+      Array.from({ length: 100 }, (_v, i) => 99 - i),
+    );
+    for (const base of [a, b]) {
+      const res = await fetch(`${base}/api/v1/auth/test-api-key`, { headers: { 'x-api-key': key } });
+      const body = await json(res, 429);
+      assert.equal(body.error_code, 'RATE_LIMIT_EXCEEDED');
+      assert.ok(Number(res.headers.get('retry-after')) > 0);
+    }
+
+    // A plan change on node A takes effect on node B at once (pub/sub), not after a cache TTL.
+    const put = await fetch(`${a}/api/v1/subscriptions/current`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
+      body: JSON.stringify({ plan: 'pro' }),
+    });
+    await json(put, 200);
+    let limit = 0;
+    for (let i = 0; i < 20 && limit !== 1000; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      const res = await fetch(`${b}/api/v1/auth/test-api-key`, { headers: { 'x-api-key': key } });
+      limit = Number(res.headers.get('x-ratelimit-limit'));
+    }
+    assert.equal(limit, 1000, 'node B saw the upgrade within 0.5 s');
+  });
+});

@@ -1,0 +1,240 @@
+/**
+ * Crash safety (contract §5 "Deliveries survive a restart"): the real server in a child process,
+ * deliveries pending, scheduled for retry and in flight at a slow receiver, SIGKILL, restart on the
+ * same database. Every delivery completes; none is lost; a request is repeated only if it had
+ * reached the receiver before the kill (in flight, or answered but not yet recorded), and then
+ * with the same idempotency key and attempt number.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../helpers/app.ts';
+import { createSharedTestDatabase, IS_POSTGRES, TEST_DATABASE_URL } from '../helpers/database.ts';
+import { Receiver } from './delivery-helpers.ts';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * The database the server processes share: a SQLite file, or on PostgreSQL a database of its own
+ * (a server process takes its schema from the URL alone, and migrations keep their bookkeeping in
+ * `public`, so a fresh database is the clean way to isolate it).
+ */
+async function crashDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!IS_POSTGRES) {
+    const file = await createSharedTestDatabase();
+    return { url: file.url, drop: () => file.drop() };
+  }
+  const name = `crash_${randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
+
+interface Server {
+  base: string;
+  child: ChildProcess;
+  output(): string;
+}
+
+async function startServer(databaseUrl: string, dir: string): Promise<Server> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['src/server.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dir,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: TEST_JWT_SECRET,
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s',
+      WEBHOOK_LEASE_MARGIN: '500ms',
+      WEBHOOK_POLL_INTERVAL: '100ms',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return { base, child, output: () => output };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function api<T>(
+  base: string,
+  method: string,
+  url: string,
+  token: string | undefined,
+  body?: unknown,
+): Promise<T> {
+  const res = await fetch(`${base}/api/v1${url}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+describe('deliveries survive SIGKILL', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let dir: string;
+  let receiver: Receiver;
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    database = await crashDatabase();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geofence-crash-'));
+    receiver = await Receiver.start();
+  });
+  after(async () => {
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await receiver.close();
+    await database.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('kill mid-flight, restart: every delivery completes, duplicates only of requests in flight', async () => {
+    // Slow answers keep attempts in flight; every 7th request fails so retries are pending too.
+    receiver.respond = (_req, index) => ({ status: index % 7 === 3 ? 500 : 200, delayMs: 250 });
+    const first = await startServer(database.url, dir);
+    children.push(first.child);
+    const email = 'crash@example.com';
+    const password = 'a long password';
+    await api(first.base, 'POST', '/auth/register', undefined, { email, password }).catch((error: Error) => {
+      throw new Error(`${error.message}\n${first.output()}`);
+    });
+    const { access_token: token } = await api<{ access_token: string }>(
+      first.base,
+      'POST',
+      '/auth/login',
+      undefined,
+      {
+        email,
+        password,
+      },
+    );
+    // Warms the billing subscription cache (see delivery-helpers.ts).
+    await api(first.base, 'GET', '/subscriptions/current', token);
+    const hooks: string[] = [];
+    for (const name of ['one', 'two', 'three']) {
+      const hook = await api<{ id: string }>(first.base, 'POST', '/webhooks', token, {
+        name,
+        url: receiver.url,
+        timeout_seconds: 2,
+        rate_limit_per_minute: 10000,
+      });
+      hooks.push(hook.id);
+    }
+    await api(first.base, 'POST', '/geofences', token, {
+      name: 'Yard',
+      geometry: { type: 'Circle', coordinates: [10, 50], radius: 100 },
+    });
+    const base = Date.now() - 3_600_000;
+    const events = 30;
+    await api(first.base, 'POST', '/locations/batch', token, {
+      locations: Array.from({ length: events }, (_v, i) => ({
+        device_external_id: 'crash-device',
+        coordinates: i % 2 === 0 ? [10, 50] : [10.5, 50],
+        timestamp: new Date(base + i * 1000).toISOString(),
+      })),
+    });
+    const total = events * hooks.length;
+
+    await receiver.waitFor(12);
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    const killedAt = Date.now();
+    const beforeKill = new Set(
+      receiver.requests.filter((r) => r.realMs < killedAt).map((r) => String(r.headers['x-idempotency-key'])),
+    );
+    assert.ok(beforeKill.size < total, 'the kill happened mid-way');
+
+    const second = await startServer(database.url, dir);
+    children.push(second.child);
+    receiver.respond = () => ({ status: 200, delayMs: 5 });
+    const deadline = Date.now() + 60_000;
+    let succeeded = 0;
+    while (Date.now() < deadline) {
+      succeeded = 0;
+      for (const id of hooks) {
+        const page = await api<{ pagination: { total: number } }>(
+          second.base,
+          'GET',
+          `/webhooks/${id}/deliveries?status=success&limit=1`,
+          token,
+        );
+        succeeded += page.pagination.total;
+      }
+      if (succeeded === total) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(succeeded, total, `every delivery completed (server output: ${second.output()})`);
+
+    // Every delivery reached the receiver with a 2xx at least once; repeats only of pre-kill requests.
+    const byKey = new Map<string, typeof receiver.requests>();
+    for (const r of receiver.requests) {
+      const key = String(r.headers['x-idempotency-key']);
+      byKey.set(key, [...(byKey.get(key) ?? []), r]);
+    }
+    assert.equal(byKey.size, total, 'one idempotency key per delivery, none lost');
+    const repeatedAfterKill: string[] = [];
+    for (const [key, requests] of byKey) {
+      const attempts = requests.map((r) => r.headers['x-svc-attempt']);
+      const distinct = new Set(attempts);
+      if (distinct.size !== attempts.length) {
+        // The same attempt twice: only possible for a request that was in flight at the kill.
+        repeatedAfterKill.push(key);
+        assert.ok(beforeKill.has(key), `attempt repeated for ${key} that had not been sent before the kill`);
+      }
+    }
+    assert.ok(
+      repeatedAfterKill.length <= beforeKill.size,
+      `${repeatedAfterKill.length} repeats, ${beforeKill.size} sent before the kill`,
+    );
+    second.child.kill('SIGTERM');
+    await new Promise((resolve) => second.child.once('exit', resolve));
+  });
+});
