@@ -173,11 +173,15 @@ export class DeliveryWorker {
     }
     const started: Promise<void>[] = [];
     for (const list of byWebhook.values()) {
-      const chain = this.runChain(list).finally(() => {
-        this.chains.delete(chain);
-        // Room in flight again: the loop may claim more.
-        this.wakeLoop?.();
-      });
+      const chain = this.runChain(list)
+        .catch((error: unknown) =>
+          this.o.logger.error({ err: error, worker: this.id }, 'delivery chain failed'),
+        )
+        .finally(() => {
+          this.chains.delete(chain);
+          // Room in flight again: the loop may claim more.
+          this.wakeLoop?.();
+        });
       this.chains.add(chain);
       started.push(chain);
     }
@@ -192,7 +196,13 @@ export class DeliveryWorker {
         this.inFlight -= 1;
         continue;
       }
-      lost = await this.keepLeases(list.slice(index), lost);
+      try {
+        lost = await this.keepLeases(list.slice(index), lost);
+      } catch (error) {
+        // Unsure whether we still hold them: send none; their leases run out and they are retried.
+        this.o.logger.error({ err: error, worker: this.id }, 'extending delivery leases failed');
+        lost = new Set([...lost, ...list.slice(index).map((d) => d.id)]);
+      }
       if (lost.has(delivery.id)) {
         this.inFlight -= 1;
         continue;

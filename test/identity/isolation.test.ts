@@ -113,7 +113,44 @@ describe('tenant isolation: every route with an id answers 404 for another works
       201,
       'B starts a session',
     );
+    // A webhook (its URL is never called: the test app runs no delivery worker), a test delivery
+    // and a dead-letter entry for that delivery, written directly (reaching one through the API
+    // takes the whole retry schedule, which test/webhooks/delivery-schedule.test.ts covers).
+    const bWebhook = expectStatus<{ id: string; name: string; url: string }>(
+      await call(t, '/webhooks', { ...bToken, body: { name: 'B hook', url: 'https://example.com/hook' } }),
+      201,
+      'B creates a webhook',
+    );
+    const bDelivery = expectStatus<{ delivery_id: string }>(
+      await call(t, `/webhooks/${bWebhook.id}/test`, { ...bToken, method: 'POST' }),
+      202,
+      'B sends a test delivery',
+    );
+    const bDeadLetterId = crypto.randomUUID();
+    const now = t.clock.now();
+    await t.deps.database.db
+      .insertInto('webhook_dead_letters')
+      .values({
+        id: bDeadLetterId,
+        workspace_id: b.workspace.id,
+        delivery_id: bDelivery.delivery_id,
+        webhook_id: bWebhook.id,
+        webhook_name: bWebhook.name,
+        webhook_url: bWebhook.url,
+        event_type: 'webhook.test',
+        event_id: 'webhook_test_0',
+        error_message: 'HTTP 500',
+        retry_count: 7,
+        last_attempt_at: now,
+        queued_at: now,
+        requeued: false,
+        requeued_at: null,
+      })
+      .execute();
     bIds = {
+      webhook_id: bWebhook.id,
+      delivery_id: bDelivery.delivery_id,
+      dlq_id: bDeadLetterId,
       workspace_id: b.workspace.id,
       user_id: bMember.user.id,
       api_key_id: bKey.id,

@@ -156,8 +156,6 @@ describe('deliveries survive SIGKILL', () => {
         password,
       },
     );
-    // Warms the billing subscription cache (see delivery-helpers.ts).
-    await api(first.base, 'GET', '/subscriptions/current', token);
     const hooks: string[] = [];
     for (const name of ['one', 'two', 'three']) {
       const hook = await api<{ id: string }>(first.base, 'POST', '/webhooks', token, {

@@ -192,9 +192,6 @@ export interface DeliveryHarness {
 export async function startDeliveryHarness(options: TestAppOptions = {}): Promise<DeliveryHarness> {
   const t = await startIdentityApp(options);
   const user = await signUp(t, 'hooks');
-  // Warms the billing subscription cache: its count-limit check reads outside the create
-  // transaction, which waits on the single SQLite connection (reported; remove once fixed).
-  await call(t, '/subscriptions/current', { token: user.tokens.access_token });
   const dispatcher = createDeliveryDispatcher(t.deps);
   const worker = createDeliveryWorker(t.deps, dispatcher);
   const harness: DeliveryHarness = {
