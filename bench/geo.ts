@@ -229,19 +229,32 @@ console.log(
 );
 runOurs(); // one more warm-up round: the JIT settles after the grids exist
 runOursInto();
+/** Lookups per second of this thread's CPU time (robust to waiting for a core on a shared machine). */
+function cpuRate(sinceUs: number): number {
+  const u = process.threadCpuUsage();
+  return points.length / ((u.user + u.system - sinceUs) / 1e6);
+}
+function threadNowUs(): number {
+  const u = process.threadCpuUsage();
+  return u.user + u.system;
+}
 const ourRates: number[] = [];
+const ourCpuRates: number[] = [];
 const intoRates: number[] = [];
 let ourHits = 0;
 let intoHits = 0;
 for (let r = 0; r < 9; r++) {
+  const c = threadNowUs();
   let t = performance.now();
   ourHits = runOurs();
   ourRates.push(points.length / ((performance.now() - t) / 1000));
+  ourCpuRates.push(cpuRate(c));
   t = performance.now();
   intoHits = runOursInto();
   intoRates.push(points.length / ((performance.now() - t) / 1000));
 }
 const ourRate = median(ourRates);
+const ourCpuRate = median(ourCpuRates);
 const intoRate = median(intoRates);
 console.log(
   `GeofenceIndex.query: median ${fmt(ourRate)} lookups/s (rounds: ${ourRates.map((r) => fmt(r)).join(', ')}); first round, building grids: ${fmt(coldRate)}/s; ${fmt(ourHits)} hits = ${fmt(ourHits / points.length, 3)} per point`,
@@ -285,18 +298,25 @@ function runBaseline(): number {
 }
 runBaseline(); // warm-up
 const baseRates: number[] = [];
+const baseCpuRates: number[] = [];
 let baseHits = 0;
 for (let r = 0; r < 5; r++) {
+  const c = threadNowUs();
   const t = performance.now();
   baseHits = runBaseline();
   baseRates.push(points.length / ((performance.now() - t) / 1000));
+  baseCpuRates.push(cpuRate(c));
 }
 const baseRate = median(baseRates);
+const baseCpuRate = median(baseCpuRates);
 console.log(
   `baseline rbush + Turf: median ${fmt(baseRate)} lookups/s (rounds: ${baseRates.map((r) => fmt(r)).join(', ')}); ${fmt(baseHits)} hits; rbush load ${fmt(baselineLoadMs)} ms`,
 );
 console.log(
   `ratio ours / baseline: ${fmt(ourRate / baseRate, 2)}× (target ≥ 4×; queryInto ${fmt(intoRate / baseRate, 2)}×); hit totals ${ourHits === baseHits && intoHits === baseHits ? 'agree' : 'DIFFER'}`,
+);
+console.log(
+  `per second of thread CPU time: GeofenceIndex.query median ${fmt(ourCpuRate)} lookups (rounds: ${ourCpuRates.map((r) => fmt(r)).join(', ')}), baseline ${fmt(baseCpuRate)} (rounds: ${baseCpuRates.map((r) => fmt(r)).join(', ')}); ratio ${fmt(ourCpuRate / baseCpuRate, 2)}×`,
 );
 
 // --- updates, with lookups in between (background compaction, ADR 006) -----------------------------------
@@ -305,10 +325,6 @@ console.log(
 // meanwhile. Every update and lookup is timed on its own, in wall time and in this thread's CPU time
 // (process.threadCpuUsage): on a shared machine the wall time of a single operation also counts the
 // moments the thread was descheduled, its CPU time does not (a GC pause on this thread counts in both).
-const threadUs = (): number => {
-  const u = process.threadCpuUsage();
-  return u.user + u.system;
-};
 const upsertTimes: number[] = [];
 const upsertCpuUs: number[] = [];
 const upsertStarts: number[] = [];
@@ -323,16 +339,16 @@ let updatesCompacting = 0;
 const updatesCpu = process.cpuUsage();
 for (let i = 0; i < 40_000; i++) {
   const e = entries[(i * 7919) % entries.length] as { id: string; geometry: FenceGeometry };
-  const c = threadUs();
+  const c = threadNowUs();
   const t = performance.now();
   if (i % 4 === 3) {
     ours.remove(e.id);
     removeTimes.push(performance.now() - t);
-    removeCpuUs.push(threadUs() - c);
+    removeCpuUs.push(threadNowUs() - c);
   } else {
     ours.upsert(i % 8 === 1 ? `new-${i}` : e.id, e.geometry);
     upsertTimes.push(performance.now() - t);
-    upsertCpuUs.push(threadUs() - c);
+    upsertCpuUs.push(threadNowUs() - c);
     upsertStarts.push(t);
   }
   const compacting = ours.stats.compacting;
@@ -402,6 +418,9 @@ const figures = {
   baselineLookupsPerSec: Math.round(baseRate),
   baselineRounds: baseRates.map((r) => Math.round(r)),
   ratio: Math.round((ourRate / baseRate) * 100) / 100,
+  lookupsPerCpuSec: Math.round(ourCpuRate),
+  baselineLookupsPerCpuSec: Math.round(baseCpuRate),
+  cpuRatio: Math.round((ourCpuRate / baseCpuRate) * 100) / 100,
   queryIntoRatio: Math.round((intoRate / baseRate) * 100) / 100,
   hits: ourHits,
   baselineHits: baseHits,
