@@ -18,7 +18,6 @@ import { healthRoutes } from './http/health-routes.ts';
 import { createHttpMetrics } from './http/metrics.ts';
 import { API_PREFIX, registerOpenApi } from './http/openapi.ts';
 import { requestIdFrom } from './http/request-id.ts';
-import { lazyRequestLogger } from './http/request-logger.ts';
 import { registerRequestLogging } from './http/request-logging.ts';
 import { RouteTable } from './http/route-table.ts';
 import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts';
@@ -38,8 +37,6 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
-    // request.log is made on first use; the request line itself uses the root logger (ADR 012).
-    childLoggerFactory: lazyRequestLogger,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });

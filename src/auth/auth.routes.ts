@@ -1,7 +1,7 @@
 /** /auth routes (seed §4.1, contract §2.1–2.3). */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { errorResponses } from '../http/schemas.ts';
 import { enforceRateLimit } from '../limits/enforce.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
@@ -135,6 +135,13 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     async (request) => auth.switchWorkspace(ctx, userOf(request).userId, request.body.workspace_id),
   );
 
+  // A signed-in client polls /auth/me. Its body depends only on the cached profile (the same object
+  // comes back while it is cached, and every change makes a new one) and the session's workspace and
+  // role, so the body built for a profile is reused until the profile is re-read (ADR 012).
+  const meBodies = new WeakMap<
+    object,
+    { workspaceId: string; role: string; body: Static<typeof MeSchema> }
+  >();
   app.get(
     '/auth/me',
     {
@@ -147,13 +154,18 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     },
     async (request) => {
       const principal = userOf(request);
-      const { user, memberships } = await auth.currentUser(ctx, principal.userId);
-      return {
+      const profile = await auth.currentUser(ctx, principal.userId);
+      const memo = meBodies.get(profile);
+      if (memo?.workspaceId === principal.workspaceId && memo.role === principal.role) return memo.body;
+      const { user, memberships } = profile;
+      const body = {
         ...userOut(user),
         workspace_id: principal.workspaceId,
         role: principal.role,
         workspaces: memberships.map((m) => ({ id: m.workspace.id, name: m.workspace.name, role: m.role })),
       };
+      meBodies.set(profile, { workspaceId: principal.workspaceId, role: principal.role, body });
+      return body;
     },
   );
 

@@ -11,7 +11,7 @@ import { InvalidAuthTokenError } from '../shared/errors.ts';
 import type { WorkspaceRole } from '../workspaces/workspaces.tables.ts';
 import { type ApiKey, findApiKeyByHash } from './api-keys.repository.ts';
 import { type Invalidation, type InvalidationBus, localInvalidationBus } from './cache-invalidation.ts';
-import type { JwtTokens } from './jwt-tokens.ts';
+import type { AccessClaims, JwtTokens } from './jwt-tokens.ts';
 import type { Principal } from './principal.ts';
 import { expandScopes, scopesForRole } from './scopes.ts';
 import { looksLikeApiKey, sha256Hex } from './secret-tokens.ts';
@@ -20,8 +20,15 @@ export const CACHE_TTL_MS = 5_000;
 const CACHE_LIMIT = 50_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
+
+/**
+ * The principal is built once per cache refresh and shared (frozen) by the requests that follow:
+ * building it (a fresh scope Set each time) cost more than the cache lookups.
+ */
 interface SessionState {
-  role: WorkspaceRole | null; // null: revoked, unknown, or no longer a member
+  principal: UserPrincipal | null; // null: revoked, unknown, or no longer a member
   checkedAt: number;
 }
 
@@ -32,8 +39,11 @@ interface ProfileState {
 
 interface ApiKeyState {
   key: ApiKey | null;
+  principal: ApiKeyPrincipal | null;
   checkedAt: number;
 }
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 export interface Credentials {
   authorization?: string | undefined;
@@ -89,34 +99,39 @@ export class Authenticator {
     if (credentials.apiKey !== undefined) return this.authenticateApiKey(credentials.apiKey);
     const header = credentials.authorization;
     if (header === undefined) return undefined;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const match = BEARER.exec(header);
     if (!match?.[1]) throw new InvalidAuthTokenError();
     const token = match[1];
-    return looksLikeApiKey(token) ? this.authenticateApiKey(token) : this.authenticateJwt(token);
+    if (looksLikeApiKey(token)) return this.authenticateApiKey(token);
+    // The common case, a token already verified on a session checked within CACHE_TTL_MS, is
+    // answered without awaiting anything (ADR 012).
+    const now = this.clock.now().getTime();
+    const claims = this.tokens.cachedAccess(token, now);
+    const cached = claims && this.cachedSession(claims, now);
+    return cached ?? this.authenticateJwt(token);
   }
 
   private async authenticateJwt(token: string): Promise<Principal> {
     const claims = await this.tokens.verifyAccess(token);
-    const role = await this.sessionRole(claims.sid, claims.sub, claims.wid);
-    if (role === null) throw new InvalidAuthTokenError();
-    return {
-      kind: 'user',
-      userId: claims.sub,
-      workspaceId: claims.wid,
-      role,
-      sessionId: claims.sid,
-      scopes: scopesForRole(role),
-    };
+    const now = this.clock.now().getTime();
+    const principal = this.cachedSession(claims, now) ?? (await this.loadSession(claims, now));
+    if (principal === null) throw new InvalidAuthTokenError();
+    return principal;
   }
 
-  private async sessionRole(
-    sessionId: string,
-    userId: string,
-    workspaceId: string,
-  ): Promise<WorkspaceRole | null> {
-    const now = this.clock.now().getTime();
-    const cached = this.sessions.get(sessionId);
-    if (cached && now - cached.checkedAt < CACHE_TTL_MS) return cached.role;
+  /** undefined when the session is not cached (or the entry is stale); throws when it is known to be invalid. */
+  private cachedSession(claims: AccessClaims, now: number): UserPrincipal | undefined {
+    const cached = this.sessions.get(claims.sid);
+    if (!cached || now - cached.checkedAt >= CACHE_TTL_MS) return undefined;
+    const principal = cached.principal;
+    // A session belongs to one user and workspace; a token naming others is not valid for it.
+    if (principal === null || principal.userId !== claims.sub || principal.workspaceId !== claims.wid)
+      throw new InvalidAuthTokenError();
+    return principal;
+  }
+
+  private async loadSession(claims: AccessClaims, now: number): Promise<UserPrincipal | null> {
+    const { sid: sessionId, sub: userId, wid: workspaceId } = claims;
     const row = await this.db
       .selectFrom('auth_sessions as s')
       .leftJoin('workspace_members as m', (join) =>
@@ -132,9 +147,13 @@ export class Authenticator {
       row.workspace_id === workspaceId &&
       row.role;
     const role = valid ? (row.role as WorkspaceRole) : null;
+    const principal: UserPrincipal | null =
+      role === null
+        ? null
+        : Object.freeze({ kind: 'user', userId, workspaceId, role, sessionId, scopes: scopesForRole(role) });
     if (this.sessions.size >= CACHE_LIMIT) this.sessions.clear();
-    this.sessions.set(sessionId, { role, checkedAt: now });
-    return role;
+    this.sessions.set(sessionId, { principal, checkedAt: now });
+    return principal;
   }
 
   private async authenticateApiKey(key: string): Promise<Principal> {
@@ -143,24 +162,17 @@ export class Authenticator {
     let state = this.apiKeys.get(hash);
     if (!state || now.getTime() - state.checkedAt >= CACHE_TTL_MS) {
       const found = await findApiKeyByHash(this.db, hash);
-      state = { key: found && found.revokedAt === null ? found : null, checkedAt: now.getTime() };
+      const key = found && found.revokedAt === null ? found : null;
+      state = { key, principal: key && apiKeyPrincipal(key), checkedAt: now.getTime() };
       if (this.apiKeys.size >= CACHE_LIMIT) this.apiKeys.clear();
       this.apiKeys.set(hash, state);
     }
-    const apiKey = state.key;
-    if (!apiKey) throw new InvalidAuthTokenError('Invalid API key');
+    const { key: apiKey, principal } = state;
+    if (!apiKey || !principal) throw new InvalidAuthTokenError('Invalid API key');
     if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= now.getTime())
       throw new InvalidAuthTokenError('API key has expired');
     this.recordUse(apiKey.id, now);
-    return {
-      kind: 'api_key',
-      apiKeyId: apiKey.id,
-      workspaceId: apiKey.workspaceId,
-      name: apiKey.name,
-      prefix: apiKey.prefix,
-      grantedScopes: apiKey.scopes,
-      scopes: expandScopes(apiKey.scopes),
-    };
+    return principal;
   }
 
   /** `last_used_at` is written at most once a minute per key, off the request path. */
@@ -207,4 +219,16 @@ export class Authenticator {
   forgetApiKeys(): void {
     this.forget({ kind: 'api_keys' });
   }
+}
+
+function apiKeyPrincipal(apiKey: ApiKey): ApiKeyPrincipal {
+  return Object.freeze({
+    kind: 'api_key',
+    apiKeyId: apiKey.id,
+    workspaceId: apiKey.workspaceId,
+    name: apiKey.name,
+    prefix: apiKey.prefix,
+    grantedScopes: apiKey.scopes,
+    scopes: expandScopes(apiKey.scopes),
+  });
 }

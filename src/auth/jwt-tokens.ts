@@ -83,13 +83,20 @@ export class JwtTokens {
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
+  /**
+   * A token verified earlier, without awaiting anything: undefined when it is not in the cache;
+   * throws TokenExpiredError once it has expired.
+   */
+  cachedAccess(token: string, nowMs: number): AccessClaims | undefined {
+    const cached = this.verified.get(token);
+    if (cached && cached.exp <= Math.floor(nowMs / 1000)) throw new TokenExpiredError();
+    return cached;
+  }
+
   /** Throws TokenExpiredError for an expired but otherwise valid access token, InvalidAuthTokenError otherwise. */
   async verifyAccess(token: string): Promise<AccessClaims> {
-    const cached = this.verified.get(token);
-    if (cached) {
-      if (cached.exp <= this.nowSeconds()) throw new TokenExpiredError();
-      return cached;
-    }
+    const cached = this.cachedAccess(token, this.clock.now().getTime());
+    if (cached) return cached;
     const claims = await this.verify(token, 'access', true);
     if (typeof claims.role !== 'string' || typeof claims.sid !== 'string' || typeof claims.wid !== 'string') {
       throw new InvalidAuthTokenError();

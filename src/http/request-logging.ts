@@ -7,7 +7,6 @@ import type { FastifyInstance } from 'fastify';
 import type { HttpMetrics } from './metrics.ts';
 
 export function registerRequestLogging(app: FastifyInstance, metrics: HttpMetrics): void {
-  const log = app.log;
   // Callback-style hooks: on the hot path they avoid a promise per request per hook.
   // The header is set as the request arrives rather than in onSend: a header set early survives every
   // later path (401 from route auth, 4xx from parsing, the error handler), and one onSend hook fewer
@@ -23,17 +22,16 @@ export function registerRequestLogging(app: FastifyInstance, metrics: HttpMetric
     const route = request.routeOptions.url;
     const elapsedMs = reply.elapsedTime;
     metrics.routes.observe(request.method, route ?? 'unmatched', status, elapsedMs / 1000);
-    // The root logger with an explicit `reqId`: `request.log` is only made when something else logs.
+    // `reqId` is in the request logger's bindings (Fastify's child logger), so it is not repeated here.
     const entry = {
-      reqId: request.id,
       method: request.method,
       route: route ?? null,
       url: request.url,
       status,
       durationMs: Math.round(elapsedMs * 100) / 100,
     };
-    if (status >= 500) log.error(entry, 'request failed');
-    else log.info(entry, 'request completed');
+    if (status >= 500) request.log.error(entry, 'request failed');
+    else request.log.info(entry, 'request completed');
     done();
   });
 }
