@@ -42,12 +42,12 @@ export function residualEquals(column: string, value: string): RawBuilder<SqlBoo
   return sql<SqlBool>`${sql.ref(column)} || '' = ${value}`;
 }
 
-function quote(identifier: string): string {
+export function quote(identifier: string): string {
   return `"${identifier.replace(/"/g, '""')}"`;
 }
 
 /** SQLite's `(?, ?, …), (?, ?, …)` for `rows` rows of `width` parameters. */
-function valuesList(rows: number, width: number): string {
+export function valuesList(rows: number, width: number): string {
   const tuple = `(${new Array(width).fill('?').join(', ')})`;
   return new Array(rows).fill(tuple).join(', ');
 }
@@ -61,7 +61,7 @@ export interface BulkColumn {
 }
 
 /** The columns' values as one array each: the parameters of `unnest(…)`. */
-function columnArrays(rows: ReadonlyArray<readonly unknown[]>, width: number): unknown[][] {
+export function columnArrays(rows: ReadonlyArray<readonly unknown[]>, width: number): unknown[][] {
   const arrays: unknown[][] = Array.from({ length: width }, () => new Array(rows.length));
   rows.forEach((row, r) => {
     for (let c = 0; c < width; c++) (arrays[c] as unknown[])[r] = row[c] ?? null;
@@ -70,7 +70,7 @@ function columnArrays(rows: ReadonlyArray<readonly unknown[]>, width: number): u
 }
 
 /** `unnest($1::t1[], $2::t2[], …)` for the given column types. */
-function unnestOf(capabilities: DialectCapabilities, types: readonly BulkColumnType[]): string {
+export function unnestOf(capabilities: DialectCapabilities, types: readonly BulkColumnType[]): string {
   return `unnest(${types.map((t, i) => `$${i + 1}::${sqlType(capabilities, t)}[]`).join(', ')})`;
 }
 
@@ -128,7 +128,7 @@ export interface BulkUpdate {
   workspaceId: string;
 }
 
-function sqlType(capabilities: DialectCapabilities, type: BulkColumnType): string {
+export function sqlType(capabilities: DialectCapabilities, type: BulkColumnType): string {
   switch (type) {
     case 'text':
       return 'text';

@@ -156,6 +156,23 @@ export async function findEvent(
   return row ? toEvent(row) : undefined;
 }
 
+/**
+ * Events by row id across workspaces, keyed by id: the outbox dispatcher's read, whose ids come
+ * from outbox rows that already carry their workspace.
+ */
+export async function findEventsByIds(
+  db: Executor,
+  ids: readonly string[],
+): Promise<Map<string, GeofenceEvent>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('geofence_events')
+    .select(COLUMNS)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, toEvent(row)]));
+}
+
 function filterConditions(
   eb: ExpressionBuilder<DatabaseSchema, 'geofence_events'>,
   workspaceId: string,

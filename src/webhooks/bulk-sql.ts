@@ -1,47 +1,22 @@
 /**
  * Many-row statements of the delivery engine that `src/db/bulk.ts` does not cover: updates of rows
  * of many workspaces matched by id (optionally only while a lease is held, with the ids that
- * matched returned), and inserts that skip conflicting rows. Same technique as bulk.ts: multi-row
+ * matched returned), and inserts that skip conflicting rows, built from bulk.ts's pieces: multi-row
  * `VALUES` on SQLite, one typed array per column through `unnest(…)` on PostgreSQL.
  */
 import { CompiledQuery } from 'kysely';
-import { type BulkColumn, type BulkColumnType, chunks, rowsPerChunk } from '../db/bulk.ts';
+import {
+  type BulkColumn,
+  type BulkColumnType,
+  chunks,
+  columnArrays,
+  quote,
+  rowsPerChunk,
+  unnestOf,
+  valuesList,
+} from '../db/bulk.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
-
-function quote(identifier: string): string {
-  return `"${identifier.replace(/"/g, '""')}"`;
-}
-
-function pgType(capabilities: DialectCapabilities, type: BulkColumnType): string {
-  switch (type) {
-    case 'text':
-      return 'text';
-    case 'json':
-      return capabilities.types.json;
-    case 'timestamp':
-      return capabilities.types.timestamp;
-    case 'double':
-      return capabilities.types.double;
-    case 'integer':
-      return 'bigint';
-    case 'boolean':
-      return capabilities.types.boolean;
-  }
-}
-
-function columnArrays(rows: ReadonlyArray<readonly unknown[]>, width: number): unknown[][] {
-  const arrays: unknown[][] = Array.from({ length: width }, () => new Array(rows.length));
-  rows.forEach((row, r) => {
-    for (let c = 0; c < width; c++) (arrays[c] as unknown[])[r] = row[c] ?? null;
-  });
-  return arrays;
-}
-
-function valuesList(rows: number, width: number): string {
-  const tuple = `(${new Array(width).fill('?').join(', ')})`;
-  return new Array(rows).fill(tuple).join(', ');
-}
 
 export interface UpdateByIdOptions {
   table: string;
@@ -68,7 +43,7 @@ export async function updateById(
   if (capabilities.dialect === 'postgres') {
     const names = Array.from({ length: width }, (_v, i) => `column${i + 1}`).join(', ');
     const types: BulkColumnType[] = ['text', ...options.columns.map((c) => c.type)];
-    const source = `unnest(${types.map((t, i) => `$${i + 1}::${pgType(capabilities, t)}[]`).join(', ')})`;
+    const source = unnestOf(capabilities, types);
     const text =
       `update ${table} set ${set} from ${source} as v(${names}) where ${table}."id" = v.column1` +
       (options.guard ? `${guard}$${width + 1}` : '') +
@@ -104,7 +79,10 @@ export async function insertIgnoringConflicts(
   const head = `insert into ${quote(table)} (${columns.map((c) => quote(c.name)).join(', ')}) `;
   const tail = ` on conflict ${conflictTarget} do nothing`;
   if (capabilities.dialect === 'postgres') {
-    const source = `unnest(${columns.map((c, i) => `$${i + 1}::${pgType(capabilities, c.type)}[]`).join(', ')})`;
+    const source = unnestOf(
+      capabilities,
+      columns.map((c) => c.type),
+    );
     await db.executeQuery(
       CompiledQuery.raw(`${head}select * from ${source}${tail}`, columnArrays(rows, columns.length)),
     );

@@ -6,10 +6,10 @@
  * makes a re-dispatch harmless.
  */
 import { type SqlBool, sql } from 'kysely';
-import { fromJson, toBool, toDate } from '../db/columns.ts';
+import { fromJson, toBool } from '../db/columns.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { type Executor, withTransaction } from '../db/transaction.ts';
-import type { GeofenceEvent } from '../events/events.repository.ts';
+import { findEventsByIds } from '../events/events.repository.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { insertIgnoringConflicts } from './bulk-sql.ts';
@@ -49,7 +49,7 @@ export async function dispatchOutbox(
     const rows = await query.execute();
     if (rows.length === 0) return { rows: 0, deliveries: 0 };
     const now = ctx.clock.now();
-    const events = await loadEvents(
+    const events = await findEventsByIds(
       trx,
       rows.map((r) => r.event_row_id),
     );
@@ -102,52 +102,6 @@ export async function dispatchOutbox(
       .execute();
     return { rows: rows.length, deliveries: deliveries.length };
   });
-}
-
-async function loadEvents(trx: Executor, ids: string[]): Promise<Map<string, GeofenceEvent>> {
-  const rows = await trx
-    .selectFrom('geofence_events')
-    .select([
-      'id',
-      'workspace_id',
-      'event_id',
-      'event_type',
-      'device_id',
-      'user_id',
-      'geofence_id',
-      'geofence_name',
-      'lng',
-      'lat',
-      'location_id',
-      'session_id',
-      'occurred_at',
-      'created_at',
-      'metadata',
-    ])
-    .where('id', 'in', ids)
-    .execute();
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      {
-        id: r.id,
-        workspaceId: r.workspace_id,
-        eventId: r.event_id,
-        eventType: r.event_type,
-        deviceId: r.device_id,
-        userId: r.user_id,
-        geofenceId: r.geofence_id,
-        geofenceName: r.geofence_name,
-        lng: r.lng,
-        lat: r.lat,
-        locationId: r.location_id,
-        sessionId: r.session_id,
-        occurredAt: toDate(r.occurred_at),
-        createdAt: toDate(r.created_at),
-        metadata: fromJson<GeofenceEvent['metadata']>(r.metadata),
-      },
-    ]),
-  );
 }
 
 /** Enabled webhooks of these workspaces, as they are now (subscriptions apply at dispatch time). */

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { sql } from 'kysely';
 import { verifySignature } from '../../src/webhooks/signature.ts';
 import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
@@ -51,9 +52,12 @@ describe('delivery request', () => {
     const signature = req.headers['x-svc-signature'] as string;
     assert.match(signature, /^sha256=[0-9a-f]{64}$/);
     assert.ok(verifySignature(req.body, signature, hook.secret), 'signature verifies over the raw body');
+    // An independent implementation of the same `sha256=` scheme agrees.
+    assert.equal(await octokitVerify(hook.secret, req.body.toString('utf8'), signature), true);
     const tampered = Buffer.from(req.body);
     tampered[tampered.length - 2] = (tampered[tampered.length - 2] ?? 0) ^ 1;
     assert.equal(verifySignature(tampered, signature, hook.secret), false, 'one changed byte fails');
+    assert.equal(await octokitVerify(hook.secret, tampered.toString('utf8'), signature), false);
     assert.equal(verifySignature(req.body, signature, `${hook.secret}x`), false, 'another secret fails');
 
     const payload = JSON.parse(req.body.toString('utf8'));
