@@ -102,6 +102,30 @@ describe('rolling window, Redis store', async () => {
       for (let seed = 1; seed <= 8; seed++) await checkAgainstModel(store, shape, seed);
     });
   }
+
+  test('concurrent requests share one script call and get what sequential ones would', {
+    skip: !reachable && 'no Redis at REDIS_TEST_URL',
+  }, async () => {
+    const store = new RedisWindowStore(redis as Redis, `${prefix}burst:`, HOUR_WINDOW);
+    const memory = new MemoryWindowStore(HOUR_WINDOW);
+    const t0 = Date.UTC(2026, 2, 10, 12, 0, 30);
+    // 10 earlier requests, then a burst of 50 at once against a limit of 30.
+    for (let i = 0; i < 10; i++) {
+      await store.consume('k', 30, t0 - 600_000);
+      memory.consume('k', 30, t0 - 600_000);
+    }
+    const calls = store.scriptCalls;
+    const burst = await Promise.all(Array.from({ length: 50 }, () => store.consume('k', 30, t0)));
+    assert.equal(store.scriptCalls - calls, 1, 'one script call for the whole burst');
+    const sequential = Array.from({ length: 50 }, () => memory.consume('k', 30, t0));
+    assert.deepEqual(burst, sequential, 'the same decisions, in arrival order, as one at a time');
+    assert.equal(burst.filter((d) => d.allowed).length, 20);
+    const refused = burst[49];
+    assert.ok(refused && !refused.allowed);
+    // The Retry-After is honest: one ms before it still refused, at it a request goes through.
+    assert.equal((await store.consume('k', 30, t0 + refused.resetMs - 1)).allowed, false);
+    assert.equal((await store.consume('k', 30, t0 + refused.resetMs)).allowed, true);
+  });
 });
 
 test('an unreachable Redis fails open: the request is allowed uncounted and the error reported', async () => {
