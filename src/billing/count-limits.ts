@@ -35,8 +35,14 @@ export async function enforceCountLimit(
 }
 
 /** The shape a service needs: `undefined` in contexts built without billing (unit tests, tools). */
-export type CountLimiter = (db: Executor, workspaceId: string, resource: CountedResource) => Promise<void>;
+export type CountLimiter = (
+  db: Executor,
+  workspaceId: string,
+  resource: CountedResource,
+  adding?: number,
+) => Promise<void>;
 
 export function countLimiter(subscriptions: Subscriptions): CountLimiter {
-  return (db, workspaceId, resource) => enforceCountLimit(db, subscriptions, workspaceId, resource);
+  return (db, workspaceId, resource, adding = 1) =>
+    enforceCountLimit(db, subscriptions, workspaceId, resource, adding);
 }

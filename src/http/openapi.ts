@@ -47,6 +47,12 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         },
       },
     },
+    // Every answer to an API key carries the key's hourly budget (contract §7): documented on each
+    // operation an API key may call, from the same `x-auth-via` the auth declaration produced.
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject
+        ? withRateLimitHeaders(documentObject.openapiObject)
+        : documentObject.swaggerObject,
     // Security requirements and the required scope come from each route's `config.auth`.
     transform: ({ schema, url, route }) => ({
       schema: { ...schema, ...openApiAuthFields((route.config as { auth?: RouteAuth } | undefined)?.auth) },
@@ -55,4 +61,39 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': {
+    description: "API-key requests allowed per rolling hour by the workspace's plan (API-key requests only)",
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current rolling hour (API-key requests only)',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the budget next grows (API-key requests only)',
+    schema: { type: 'integer' },
+  },
+};
+
+interface DocumentOperation {
+  'x-auth-via'?: string;
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+}
+
+/** Adds the X-RateLimit-* response headers to every operation callable with an API key. */
+function withRateLimitHeaders<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, DocumentOperation>> }).paths ?? {};
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const via = operation['x-auth-via'];
+      if (via !== 'any' && via !== 'api_key') continue;
+      for (const response of Object.values(operation.responses ?? {})) {
+        response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
+      }
+    }
+  }
+  return document;
 }

@@ -3,7 +3,8 @@
  * creates the device (contract §4.2). The creation commits in its own short transaction before the
  * ingestion transaction, which then locks every device of the batch in id order like any other.
  * Creating is idempotent (insert-if-absent on the external id), so a failed ingestion or a
- * concurrent batch naming the same new device leaves exactly one device behind.
+ * concurrent batch naming the same new device leaves exactly one device behind. New devices count
+ * against the plan's device limit (contract §7).
  */
 import { withTransaction } from '../db/transaction.ts';
 import { idsByExternalIds, insertDevicesIfAbsent, newDevice } from '../devices/devices.repository.ts';
@@ -27,6 +28,9 @@ export async function resolveDeviceRefs(
   let known = await idsByExternalIds(ctx.db, workspaceId, externalIds);
   const unknown = externalIds.filter((e) => !known.has(e));
   if (unknown.length > 0) {
+    // Devices created this way count like any other: a batch that would pass the plan's limit is
+    // refused whole (403 QUOTA_EXCEEDED), before anything is created or stored.
+    await ctx.countLimit?.(ctx.db, workspaceId, 'devices', unknown.length);
     const now = ctx.clock.now();
     await withTransaction(ctx.db, (trx) =>
       insertDevicesIfAbsent(

@@ -12,6 +12,7 @@
  * inside the transaction would wait on our own connection on SQLite) and queried inside it, after
  * the lock: this node's geofence writes update that index object in place.
  */
+import type { CountLimiter } from '../billing/count-limits.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { lockDevices, saveTrackingStates } from '../devices/device-tracking.repository.ts';
@@ -37,6 +38,8 @@ export interface IngestContext {
   capabilities: DialectCapabilities;
   /** Called after a transaction that stored events commits: wakes the outbox dispatcher (ADR 010). */
   afterCommit?: () => void;
+  /** The plan's device limit, checked before a batch creates devices for unknown external ids. */
+  countLimit?: CountLimiter | undefined;
 }
 
 export interface IngestResult {

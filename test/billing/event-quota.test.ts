@@ -204,6 +204,16 @@ describe('event quota', () => {
       403,
       'QUOTA_EXCEEDED',
     );
+    // A batch naming an unknown external id would create a device: refused whole, nothing stored.
+    const batch = expectError(
+      await call(t, '/locations/batch', {
+        token: userToken,
+        body: { locations: [{ device_external_id: 'new-van', coordinates: INSIDE }] },
+      }),
+      403,
+      'QUOTA_EXCEEDED',
+    );
+    assert.deepEqual(batch.details, { resource: 'devices', limit: 1, count: 1 });
     const hook = { name: 'h', url: 'http://127.0.0.1:9/hook' };
     expectStatus(await call(t, '/webhooks', { token: userToken, body: hook }), 201);
     expectError(await call(t, '/webhooks', { token: userToken, body: hook }), 403, 'QUOTA_EXCEEDED');

@@ -16,13 +16,23 @@ test('npm run openapi writes the same OpenAPI 3.0 document the server serves', a
       cwd: path.resolve(import.meta.dirname, '../..'),
     });
     assert.match(stdout, /wrote /);
+    type Operation = { responses: Record<string, { headers?: Record<string, unknown> }> };
     const document = JSON.parse(fs.readFileSync(target, 'utf8')) as {
       openapi: string;
-      paths: Record<string, unknown>;
+      paths: Record<string, Record<string, Operation>>;
     };
     assert.match(document.openapi, /^3\.0\./);
     assert.ok(document.paths['/api/v1/geofences'], 'geofence routes are documented');
     assert.ok(document.paths['/api/v1/auth/login'], 'auth routes are documented');
+    // Operations an API key may call document the X-RateLimit-* headers; JWT-only ones do not.
+    const headersOf = (path: string, status: string) =>
+      Object.keys(document.paths[path]?.get?.responses[status]?.headers ?? {}).sort();
+    assert.deepEqual(headersOf('/api/v1/geofences', '200'), [
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+    ]);
+    assert.deepEqual(headersOf('/api/v1/auth/me', '200'), []);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

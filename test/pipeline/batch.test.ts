@@ -25,7 +25,8 @@ describe('batch ingestion', () => {
   let fenceId: string;
 
   before(async () => {
-    t = await startIdentityApp();
+    // A batch of 1,000 new external ids creates more devices than the free plan's 100.
+    t = await startIdentityApp({ env: { DEFAULT_PLAN: 'business' } });
     jwt = { token: (await signUp(t, 'batch')).tokens.access_token };
     fenceId = (await createGeofence(t, jwt, { name: 'Yard', geometry: polygon(rect(2, 2, 2.01, 2.01)) })).id;
   });
