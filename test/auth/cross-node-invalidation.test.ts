@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { CACHE_TTL_MS } from '../../src/auth/authenticator.ts';
@@ -18,28 +17,11 @@ import { createDeps, type Deps } from '../../src/deps.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../helpers/app.ts';
 import { createTestDatabase, IS_POSTGRES, type TestDatabase } from '../helpers/database.ts';
-
-const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+import { REDIS_URL, redisReachable } from '../helpers/redis.ts';
 
 interface Node {
   app: FastifyInstance;
   deps: Deps;
-}
-
-async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
 }
 
 async function startNode(

@@ -16,7 +16,7 @@ import {
   signUp,
   startIdentityApp,
 } from '../helpers/identity.ts';
-import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from './redis-test.ts';
+import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
 
 const MINUTE = 60_000;
 

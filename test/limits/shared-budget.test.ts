@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { IS_POSTGRES, TEST_DATABASE_URL } from '../helpers/database.ts';
-import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from './redis-test.ts';
+import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -16,7 +16,7 @@ import {
   type WindowShape,
   type WindowStore,
 } from '../../src/limits/sliding-window.ts';
-import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from './redis-test.ts';
+import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
 
 function lcg(seed: number): () => number {
   let s = seed >>> 0;

@@ -1,4 +1,4 @@
-/** Shared by the limit tests that need a real Redis: reachability and a key prefix per test run. */
+/** For tests that need a real Redis: reachability, and a key prefix per test run. */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 
