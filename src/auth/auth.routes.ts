@@ -1,8 +1,10 @@
 /** /auth routes (seed §4.1, contract §2.1–2.3). */
+
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { errorResponses } from '../http/schemas.ts';
+import { sendJsonText, serializeBody } from '../http/send-json.ts';
 import { enforceRateLimit } from '../limits/enforce.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import {
@@ -24,6 +26,7 @@ import {
 } from './auth.schemas.ts';
 import * as auth from './auth.service.ts';
 import type { IdentityContext } from './identity-context.ts';
+import type { Principal } from './principal.ts';
 import { principalOf, userOf } from './route-auth.ts';
 
 export interface AuthRoutesDeps {
@@ -137,11 +140,9 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
 
   // A signed-in client polls /auth/me. Its body depends only on the cached profile (the same object
   // comes back while it is cached, and every change makes a new one) and the session's workspace and
-  // role, so the body built for a profile is reused until the profile is re-read (ADR 012).
-  const meBodies = new WeakMap<
-    object,
-    { workspaceId: string; role: string; body: Static<typeof MeSchema> }
-  >();
+  // role, so the body built for a profile is reused until the profile is re-read (ADR 012) — as the
+  // JSON text the route's own serializer made of it, so it is not serialised again either.
+  const meBodies = new WeakMap<object, { workspaceId: string; role: string; json: string }>();
   app.get(
     '/auth/me',
     {
@@ -152,22 +153,36 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
         response: { 200: MeSchema, ...errorResponses(401) },
       },
     },
-    async (request) => {
+    (request, reply) => {
       const principal = userOf(request);
-      const profile = await auth.currentUser(ctx, principal.userId);
-      const memo = meBodies.get(profile);
-      if (memo?.workspaceId === principal.workspaceId && memo.role === principal.role) return memo.body;
+      const profile = auth.currentUser(ctx, principal.userId);
+      // Synchronous when the profile is cached: no promise per poll.
+      if (profile instanceof Promise) return profile.then((p) => sendMe(reply, principal, p));
+      sendMe(reply, principal, profile);
+      return undefined;
+    },
+  );
+
+  function sendMe(
+    reply: FastifyReply,
+    principal: Extract<Principal, { kind: 'user' }>,
+    profile: auth.UserProfile,
+  ): undefined {
+    let memo = meBodies.get(profile);
+    if (memo === undefined || memo.workspaceId !== principal.workspaceId || memo.role !== principal.role) {
       const { user, memberships } = profile;
-      const body = {
+      const body: Static<typeof MeSchema> = {
         ...userOut(user),
         workspace_id: principal.workspaceId,
         role: principal.role,
         workspaces: memberships.map((m) => ({ id: m.workspace.id, name: m.workspace.name, role: m.role })),
       };
-      meBodies.set(profile, { workspaceId: principal.workspaceId, role: principal.role, body });
-      return body;
-    },
-  );
+      memo = { workspaceId: principal.workspaceId, role: principal.role, json: serializeBody(reply, body) };
+      meBodies.set(profile, memo);
+    }
+    sendJsonText(reply, memo.json);
+    return undefined;
+  }
 
   app.get(
     '/auth/test-api-key',

@@ -94,8 +94,12 @@ export class Authenticator {
     this.bus.publish(message);
   }
 
-  /** undefined when the request carries no credentials at all. */
-  async authenticate(credentials: Credentials): Promise<Principal | undefined> {
+  /**
+   * undefined when the request carries no credentials at all. Answered synchronously (a value, or
+   * a thrown error) when the caches know the token or key, which is the common case: no promise
+   * per request on the hot path (ADR 012); a promise otherwise.
+   */
+  authenticate(credentials: Credentials): Principal | undefined | Promise<Principal | undefined> {
     if (credentials.apiKey !== undefined) return this.authenticateApiKey(credentials.apiKey);
     const header = credentials.authorization;
     if (header === undefined) return undefined;
@@ -156,17 +160,28 @@ export class Authenticator {
     return principal;
   }
 
-  private async authenticateApiKey(key: string): Promise<Principal> {
-    const hash = sha256Hex(key);
+  private authenticateApiKey(key: string): Principal | Promise<Principal> {
     const now = this.clock.now();
-    let state = this.apiKeys.get(hash);
+    // Keyed by the key as presented, like the JWT cache by token: the SHA-256 the database is
+    // searched by is computed only on a miss (~1.5 µs a request saved, ADR 012). Entries live
+    // CACHE_TTL_MS and the process holds the presented key for the request anyway.
+    const state = this.apiKeys.get(key);
     if (!state || now.getTime() - state.checkedAt >= CACHE_TTL_MS) {
-      const found = await findApiKeyByHash(this.db, hash);
-      const key = found && found.revokedAt === null ? found : null;
-      state = { key, principal: key && apiKeyPrincipal(key), checkedAt: now.getTime() };
-      if (this.apiKeys.size >= CACHE_LIMIT) this.apiKeys.clear();
-      this.apiKeys.set(hash, state);
+      return this.loadApiKey(key, now).then((loaded) => this.acceptApiKey(loaded, now));
     }
+    return this.acceptApiKey(state, now);
+  }
+
+  private async loadApiKey(presented: string, now: Date): Promise<ApiKeyState> {
+    const found = await findApiKeyByHash(this.db, sha256Hex(presented));
+    const key = found && found.revokedAt === null ? found : null;
+    const state = { key, principal: key && apiKeyPrincipal(key), checkedAt: now.getTime() };
+    if (this.apiKeys.size >= CACHE_LIMIT) this.apiKeys.clear();
+    this.apiKeys.set(presented, state);
+    return state;
+  }
+
+  private acceptApiKey(state: ApiKeyState, now: Date): Principal {
     const { key: apiKey, principal } = state;
     if (!apiKey || !principal) throw new InvalidAuthTokenError('Invalid API key');
     if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= now.getTime())
@@ -192,14 +207,16 @@ export class Authenticator {
    * A user's profile and memberships as `/auth/me` shows them, read through the same short cache as
    * sessions (a signed-in client polls it often). Every change to them clears the entry on this node.
    */
-  async profile<T>(userId: string, load: () => Promise<T>): Promise<T> {
+  profile<T>(userId: string, load: () => Promise<T>): T | Promise<T> {
     const now = this.clock.now().getTime();
     const cached = this.profiles.get(userId);
+    // A cached profile is answered synchronously (no promise per poll).
     if (cached && now - cached.checkedAt < CACHE_TTL_MS) return cached.value as T;
-    const value = await load();
-    if (this.profiles.size >= CACHE_LIMIT) this.profiles.clear();
-    this.profiles.set(userId, { value, checkedAt: now });
-    return value;
+    return load().then((value) => {
+      if (this.profiles.size >= CACHE_LIMIT) this.profiles.clear();
+      this.profiles.set(userId, { value, checkedAt: now });
+      return value;
+    });
   }
 
   /** After a change to one user's profile or memberships. */

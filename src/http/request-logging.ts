@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { HttpMetrics } from './metrics.ts';
+import { logRequest, type RequestLogEntry } from './request-log-line.ts';
 
 export function registerRequestLogging(app: FastifyInstance, metrics: HttpMetrics): void {
   // Callback-style hooks: on the hot path they avoid a promise per request per hook.
@@ -23,15 +24,14 @@ export function registerRequestLogging(app: FastifyInstance, metrics: HttpMetric
     const elapsedMs = reply.elapsedTime;
     metrics.routes.observe(request.method, route ?? 'unmatched', status, elapsedMs / 1000);
     // `reqId` is in the request logger's bindings (Fastify's child logger), so it is not repeated here.
-    const entry = {
+    const entry: RequestLogEntry = {
       method: request.method,
       route: route ?? null,
       url: request.url,
       status,
       durationMs: Math.round(elapsedMs * 100) / 100,
     };
-    if (status >= 500) request.log.error(entry, 'request failed');
-    else request.log.info(entry, 'request completed');
+    logRequest(request.log, entry);
     done();
   });
 }
