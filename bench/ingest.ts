@@ -1,8 +1,10 @@
 /**
  * bench:ingest (issue 5), workload INGEST-10K (../shared/bench): the first 10,000 `fences()` as
  * geofences of one workspace, 10,000 devices, locations from `points()`.
- *  - Batch ingestion: POST /locations/batch with 1,000 locations a request (a few requests in
- *    flight), events committed before each answer: locations/s and events/s end to end.
+ *  - Batch ingestion: POST /locations/batch with 1,000 locations a request, one timed pass per
+ *    in-flight level (`--concurrency 2,4`: clients sending batches at once; 2 and 4 by default,
+ *    since PostgreSQL commits several batches in parallel where SQLite has one writer), events
+ *    committed before each answer: locations/s and events/s end to end.
  *  - Single-location POST /devices/{id}/locations at 64 connections: req/s as a ratio of bare
  *    Fastify's small POST (bench/support/bare-fastify.ts, the reference of bench:http) measured in
  *    the same run, the two alternating (bare, single, bare, single, …) so that load from other
@@ -12,7 +14,7 @@
  *  - Resident memory of the server: per 10,000 geofences (index loaded) and per 10,000 devices.
  * Runs on SQLite, and on PostgreSQL too with --postgres (a fresh database is created and dropped).
  * Batch throughput is the median of three equal segments of the timed batches.
- * Usage: npm run bench:ingest [-- --postgres --batches 100 --seconds 5 --rounds 3 --cpu-prof DIR]
+ * Usage: npm run bench:ingest [-- --postgres --batches 100 --concurrency 2,4 --seconds 5 --rounds 3 --cpu-prof DIR]
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,7 +31,8 @@ const { values } = parseArgs({
     postgres: { type: 'boolean', default: false },
     'postgres-only': { type: 'boolean', default: false },
     batches: { type: 'string', default: '100' },
-    concurrency: { type: 'string', default: '2' },
+    // Batches in flight, one timed pass per level (comma-separated).
+    concurrency: { type: 'string', default: '2,4' },
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     fences: { type: 'string', default: '10000' },
@@ -39,7 +42,7 @@ const { values } = parseArgs({
   },
 });
 const BATCHES = Number(values.batches);
-const CONCURRENCY = Number(values.concurrency);
+const CONCURRENCY = values.concurrency.split(',').map(Number);
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const FENCES = Number(values.fences);
@@ -109,13 +112,25 @@ async function pool<T>(items: T[], width: number, work: (item: T) => Promise<voi
   );
 }
 
+interface BatchLevel {
+  in_flight: number;
+  locations_per_s: number;
+  events_per_s: number;
+  events_total: number;
+  /** Server CPU (user + system, all threads) per 1,000 timed batch locations. */
+  cpu_ms_per_1000: number;
+}
+
 interface DbFigures {
   database: string;
+  /** The first in-flight level's figures (also in batch_levels). */
   batch_locations_per_s: number;
   batch_events_per_s: number;
   batch_events_total: number;
   /** Server CPU (user + system) per 1,000 timed batch locations. */
   batch_cpu_ms_per_1000: number;
+  /** Every in-flight level's batch figures. */
+  batch_levels: BatchLevel[];
   single_rps: number;
   single_p50_ms: number;
   single_p99_ms: number;
@@ -192,9 +207,11 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
     await fetch(`${base}/api/v1/geofences/contains?lng=13.4&lat=52.5`, { headers: auth });
     const rssFences = rssKiB(server.pid);
 
-    // Batches: every request carries 1,000 distinct devices, timestamps rise per device.
+    // Batches: every request carries 1,000 distinct devices, timestamps rise per device. Batch b
+    // is made when needed, so each in-flight level gets batches newer than the last (older ones
+    // would be out of order and skip evaluation).
     const t0 = Date.parse('2026-01-01T00:00:00Z');
-    const batches = Array.from({ length: BATCHES }, (_, b) => ({
+    const batchAt = (b: number) => ({
       locations: Array.from({ length: 1000 }, (_, i) => {
         const n = b * 1000 + i;
         const [lng, lat] = queryPoints[n % queryPoints.length] as [number, number];
@@ -204,28 +221,41 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
           timestamp: new Date(t0 + b * 1000).toISOString(),
         };
       }),
-    }));
+    });
     // The first pass over all devices creates them; it is not timed.
     const warmup = Math.ceil(DEVICES / 1000);
-    for (const batch of batches.slice(0, warmup)) await api(base, 'POST', '/locations/batch', batch, auth);
+    for (let b = 0; b < warmup; b++) await api(base, 'POST', '/locations/batch', batchAt(b), auth);
     const rssDevices = rssKiB(server.pid);
-    let events = 0;
-    const timed = batches.slice(warmup);
-    // Three equal segments, each timed on its own: the median segment is the figure.
-    const segmentRates: number[] = [];
-    const cpuBefore = processCpuMs(server.pid);
-    const segment = Math.ceil(timed.length / 3);
-    for (let from = 0; from < timed.length; from += segment) {
-      const part = timed.slice(from, from + segment);
-      const started = process.hrtime.bigint();
-      await pool(part, CONCURRENCY, async (batch) => {
-        const answer = await api(base, 'POST', '/locations/batch', batch, auth);
-        events += (answer.events as unknown[]).length;
+    const timedCount = Math.max(3, BATCHES - warmup);
+    const batchLevels: BatchLevel[] = [];
+    for (const [level, inFlight] of CONCURRENCY.entries()) {
+      const first = warmup + level * timedCount;
+      const timed = Array.from({ length: timedCount }, (_, i) => batchAt(first + i));
+      let events = 0;
+      // Three equal segments, each timed on its own: the median segment is the figure.
+      const segmentRates: number[] = [];
+      const cpuBefore = processCpuMs(server.pid);
+      const segment = Math.ceil(timed.length / 3);
+      for (let from = 0; from < timed.length; from += segment) {
+        const part = timed.slice(from, from + segment);
+        const started = process.hrtime.bigint();
+        await pool(part, inFlight, async (batch) => {
+          const answer = await api(base, 'POST', '/locations/batch', batch, auth);
+          events += (answer.events as unknown[]).length;
+        });
+        segmentRates.push((part.length * 1000) / (Number(process.hrtime.bigint() - started) / 1e9));
+      }
+      const batchCpuMs = (processCpuMs(server.pid) ?? 0) - (cpuBefore ?? 0);
+      const rate = median(segmentRates);
+      batchLevels.push({
+        in_flight: inFlight,
+        locations_per_s: Math.round(rate),
+        events_per_s: Math.round((events / (timed.length * 1000)) * rate),
+        events_total: events,
+        cpu_ms_per_1000: Math.round((batchCpuMs / timed.length) * 10) / 10,
       });
-      segmentRates.push((part.length * 1000) / (Number(process.hrtime.bigint() - started) / 1e9));
     }
-    const batchCpuMs = (processCpuMs(server.pid) ?? 0) - (cpuBefore ?? 0);
-    const batchRate = median(segmentRates);
+    const firstLevel = batchLevels[0] as BatchLevel;
 
     // Single-location POSTs, random device and point per request, alternating with bare Fastify.
     const devices = (await api(base, 'GET', '/devices?limit=200', undefined, auth)).results as Array<{
@@ -283,10 +313,11 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
     const bareRps = median(bares.map((r) => r.rps));
     return {
       database,
-      batch_locations_per_s: Math.round(batchRate),
-      batch_events_per_s: Math.round((events / (timed.length * 1000)) * batchRate),
-      batch_events_total: events,
-      batch_cpu_ms_per_1000: Math.round((batchCpuMs / timed.length) * 10) / 10,
+      batch_locations_per_s: firstLevel.locations_per_s,
+      batch_events_per_s: firstLevel.events_per_s,
+      batch_events_total: firstLevel.events_total,
+      batch_cpu_ms_per_1000: firstLevel.cpu_ms_per_1000,
+      batch_levels: batchLevels,
       single_rps: Math.round(singleRps),
       single_p50_ms: median(singles.map((r) => r.p50)),
       single_p99_ms: median(singles.map((r) => r.p99)),
@@ -328,12 +359,11 @@ try {
 }
 
 console.log(
-  `bench:ingest — INGEST-10K: ${FENCES} geofences, ${DEVICES} devices, ${BATCHES} batches of 1,000 (${CONCURRENCY} in flight)`,
+  `bench:ingest — INGEST-10K: ${FENCES} geofences, ${DEVICES} devices, ${BATCHES} batches of 1,000 (timed passes at ${CONCURRENCY.join(', ')} in flight)`,
 );
 for (const r of results) {
   console.log(
-    `${r.database.padEnd(9)} batch ${r.batch_locations_per_s} locations/s (${r.batch_events_per_s} events/s, ${r.batch_events_total} events; ` +
-      `server CPU ${r.batch_cpu_ms_per_1000} ms per 1,000 locations); ` +
+    `${r.database.padEnd(9)} batch ${r.batch_levels.map((l) => `${l.locations_per_s} locations/s at ${l.in_flight} in flight (${l.events_per_s} events/s, ${l.events_total} events; server CPU ${l.cpu_ms_per_1000} ms per 1,000)`).join(', ')}; ` +
       `single POST ${r.single_rps} req/s = ${r.single_ratio} × bare Fastify (${r.bare_post_rps}), p50 ${r.single_p50_ms} ms, p99 ${r.single_p99_ms} ms, ` +
       `CPU ${r.single_cpu_us_per_req} µs/req (bare ${r.bare_cpu_us_per_req}); ` +
       `RSS ${r.rss_mib_per_10k_geofences} MiB per 10k geofences, ${r.rss_mib_per_10k_devices} MiB per 10k devices`,

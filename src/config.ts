@@ -47,6 +47,8 @@ export interface Config {
   geofenceIndexCheckMs: number;
   /** A workspace's geofence index is dropped after this long without a query; 0 = never (ADR 007). */
   geofenceIndexIdleMs: number;
+  /** SQLite files: interval of the WAL checkpoint thread, 0 for SQLite's own checkpoints only. */
+  sqliteCheckpointIntervalMs: number;
   /** Run the webhook dispatcher and delivery worker inside the server (RUN_WORKER, default true). */
   runWorker: boolean;
   /** A delivery's lease = its timeout + this margin (WEBHOOK_LEASE_MARGIN, default 30s; ADR 010). */
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
     locationRetentionDays: int('LOCATION_RETENTION_DAYS', 90, 1, 36_500),
     geofenceIndexCheckMs: int('GEOFENCE_INDEX_CHECK_MS', 250, 0, 60_000),
     geofenceIndexIdleMs: int('GEOFENCE_INDEX_IDLE_MS', 900_000, 0, 86_400_000),
+    sqliteCheckpointIntervalMs: int('SQLITE_CHECKPOINT_INTERVAL_MS', 50, 0, 60_000),
     runWorker: bool('RUN_WORKER', true),
     webhookLeaseMarginMs: durationMs('WEBHOOK_LEASE_MARGIN', 30_000),
     webhookPollMs: durationMs('WEBHOOK_POLL_INTERVAL', 1000),

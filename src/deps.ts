@@ -61,7 +61,11 @@ export interface DepsOverrides {
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
-  const database = openDatabase(config.database, overrides.database);
+  const database = openDatabase(config.database, {
+    walCheckpointIntervalMs: config.sqliteCheckpointIntervalMs,
+    logger,
+    ...overrides.database,
+  });
   try {
     if (!overrides.skipMigrations) {
       const { applied } = await migrateToLatest(database);

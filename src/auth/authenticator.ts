@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import { InvalidAuthTokenError } from '../shared/errors.ts';
+import { SingleFlight } from '../shared/single-flight.ts';
 import type { WorkspaceRole } from '../workspaces/workspaces.tables.ts';
 import { type ApiKey, findApiKeyByHash } from './api-keys.repository.ts';
 import { type Invalidation, type InvalidationBus, localInvalidationBus } from './cache-invalidation.ts';
@@ -55,6 +56,10 @@ export class Authenticator {
   private readonly apiKeys = new Map<string, ApiKeyState>();
   private readonly lastTouched = new Map<string, number>();
   private readonly profiles = new Map<string, ProfileState>();
+  // Concurrent misses of one entry share one database read (see single-flight.ts).
+  private readonly sessionLoads = new SingleFlight<string, UserPrincipal | null>();
+  private readonly apiKeyLoads = new SingleFlight<string, ApiKeyState>();
+  private readonly profileLoads = new SingleFlight<string, unknown>();
   private readonly db: Db;
   private readonly tokens: JwtTokens;
   private readonly clock: Clock;
@@ -75,16 +80,22 @@ export class Authenticator {
     switch (message.kind) {
       case 'session':
         this.sessions.delete(message.id);
+        // Loads are keyed by session, user and workspace; dropping them all is simplest and rare.
+        this.sessionLoads.clear();
         break;
       case 'user':
         this.profiles.delete(message.id);
+        this.profileLoads.forget(message.id);
         break;
       case 'all_sessions':
         this.sessions.clear();
         this.profiles.clear();
+        this.sessionLoads.clear();
+        this.profileLoads.clear();
         break;
       case 'api_keys':
         this.apiKeys.clear();
+        this.apiKeyLoads.clear();
         break;
     }
   }
@@ -118,7 +129,12 @@ export class Authenticator {
   private async authenticateJwt(token: string): Promise<Principal> {
     const claims = await this.tokens.verifyAccess(token);
     const now = this.clock.now().getTime();
-    const principal = this.cachedSession(claims, now) ?? (await this.loadSession(claims, now));
+    const principal =
+      this.cachedSession(claims, now) ??
+      // Keyed by everything the load checks, so a shared answer is the answer for these claims.
+      (await this.sessionLoads.run(`${claims.sid} ${claims.sub} ${claims.wid}`, () =>
+        this.loadSession(claims, now),
+      ));
     if (principal === null) throw new InvalidAuthTokenError();
     return principal;
   }
@@ -167,7 +183,9 @@ export class Authenticator {
     // CACHE_TTL_MS and the process holds the presented key for the request anyway.
     const state = this.apiKeys.get(key);
     if (!state || now.getTime() - state.checkedAt >= CACHE_TTL_MS) {
-      return this.loadApiKey(key, now).then((loaded) => this.acceptApiKey(loaded, now));
+      return this.apiKeyLoads
+        .run(key, () => this.loadApiKey(key, now))
+        .then((loaded) => this.acceptApiKey(loaded, now));
     }
     return this.acceptApiKey(state, now);
   }
@@ -212,11 +230,13 @@ export class Authenticator {
     const cached = this.profiles.get(userId);
     // A cached profile is answered synchronously (no promise per poll).
     if (cached && now - cached.checkedAt < CACHE_TTL_MS) return cached.value as T;
-    return load().then((value) => {
-      if (this.profiles.size >= CACHE_LIMIT) this.profiles.clear();
-      this.profiles.set(userId, { value, checkedAt: now });
-      return value;
-    });
+    return this.profileLoads.run(userId, () =>
+      load().then((value) => {
+        if (this.profiles.size >= CACHE_LIMIT) this.profiles.clear();
+        this.profiles.set(userId, { value, checkedAt: now });
+        return value;
+      }),
+    ) as Promise<T>;
   }
 
   /** After a change to one user's profile or memberships. */

@@ -15,6 +15,7 @@ import type { Db } from '../db/database.ts';
 import type { WindowStore } from '../limits/sliding-window.ts';
 import type { Clock } from '../shared/clock.ts';
 import { QuotaExceededError, QuotaThrottledError } from '../shared/errors.ts';
+import { SingleFlight } from '../shared/single-flight.ts';
 import { eventUsage } from '../usage/usage.repository.ts';
 import type { UsageMeter } from '../usage/usage-meter.ts';
 import { type BillingPeriod, periodOf } from './period.ts';
@@ -44,6 +45,7 @@ export class EventQuota {
   private readonly notifications: QuotaNotifications;
   private readonly logger: Pick<Logger, 'warn'>;
   private readonly states = new Map<string, QuotaState>();
+  private readonly loads = new SingleFlight<string, QuotaState>();
 
   constructor(deps: {
     logger: Pick<Logger, 'warn'>;
@@ -61,7 +63,10 @@ export class EventQuota {
     this.meter = deps.meter;
     this.notifications = deps.notifications;
     this.logger = deps.logger;
-    this.subscriptions.onChange((workspaceId) => this.states.delete(workspaceId));
+    this.subscriptions.onChange((workspaceId) => {
+      this.states.delete(workspaceId);
+      this.loads.forget(workspaceId);
+    });
   }
 
   /** Admits one ingestion request or throws 403/429; undefined when decided without awaiting. */
@@ -71,7 +76,9 @@ export class EventQuota {
     if (state && nowMs - state.loadedAt < QUOTA_STATE_TTL_MS && nowMs < state.period.end.getTime()) {
       return this.decide(workspaceId, state, nowMs);
     }
-    return this.load(workspaceId, nowMs).then((fresh) => this.decide(workspaceId, fresh, nowMs));
+    return this.loads
+      .run(workspaceId, () => this.load(workspaceId, nowMs))
+      .then((fresh) => this.decide(workspaceId, fresh, nowMs));
   }
 
   /** After an ingestion committed `events` events: moves the local state and announces thresholds. */

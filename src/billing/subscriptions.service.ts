@@ -9,6 +9,7 @@ import type { Executor } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import { SingleFlight } from '../shared/single-flight.ts';
 import { type BillingPeriod, periodOf } from './period.ts';
 import type { PlanChangeBus } from './plan-change-bus.ts';
 import { LIMIT_NAMES, type Plan, type PlanCatalog, type PlanLimits } from './plans.ts';
@@ -57,6 +58,7 @@ export class Subscriptions {
   private readonly clock: Clock;
   private readonly bus: PlanChangeBus;
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly loads = new SingleFlight<string, Subscription>();
   private readonly listeners: Array<(workspaceId: string) => void> = [];
 
   constructor(deps: { db: Db; clock: Clock; catalog: PlanCatalog; bus: PlanChangeBus }) {
@@ -77,7 +79,7 @@ export class Subscriptions {
     const now = nowMs ?? this.clock.now().getTime();
     const cached = this.cache.get(workspaceId);
     if (cached && now - cached.checkedAt < SUBSCRIPTION_CACHE_TTL_MS) return cached.value;
-    return this.load(workspaceId, now);
+    return this.loads.run(workspaceId, () => this.load(workspaceId, now));
   }
 
   private async load(workspaceId: string, now: number): Promise<Subscription> {
@@ -131,6 +133,7 @@ export class Subscriptions {
 
   private dropLocal(workspaceId: string): void {
     this.cache.delete(workspaceId);
+    this.loads.forget(workspaceId);
     for (const listener of this.listeners) listener(workspaceId);
   }
 }

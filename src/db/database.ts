@@ -7,9 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import type { DatabaseTarget } from '../config.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -63,6 +65,10 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL only: the schema to use (search_path); tests give each run its own. */
   schema?: string;
   poolSize?: number;
+  /** SQLite files: how often the checkpoint thread copies the WAL back (0: SQLite's own only). */
+  walCheckpointIntervalMs?: number;
+  /** Where the checkpoint thread reports failures. */
+  logger?: Logger;
 }
 
 export function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): DatabaseHandle {
@@ -70,12 +76,24 @@ export function openDatabase(target: DatabaseTarget, options: OpenDatabaseOption
     if (target.path !== ':memory:') fs.mkdirSync(path.dirname(target.path), { recursive: true });
     const database = new NodeSqliteDatabase(target.path);
     const db = new Kysely<DatabaseSchema>({ dialect: new NodeSqliteDialect(database) });
+    const interval = options.walCheckpointIntervalMs ?? 0;
+    const checkpointer =
+      target.path !== ':memory:' && interval > 0
+        ? new WalCheckpointer({
+            path: target.path,
+            intervalMs: interval,
+            ...(options.logger ? { logger: options.logger } : {}),
+          })
+        : undefined;
     return {
       db,
       capabilities: CAPABILITIES.sqlite,
       schema: undefined,
       ping: () => pingWith(db),
-      close: () => db.destroy(),
+      close: async () => {
+        await checkpointer?.close();
+        await db.destroy();
+      },
     };
   }
   const pool = new pg.Pool({

@@ -13,7 +13,8 @@
  *   of them is stored).
  * - Groups are capped at MAX_GROUP locations, like a batch request.
  * - On PostgreSQL a few groups of one workspace may run at once (their transactions overlap on the
- *   server); on SQLite one, since its writers are serialised anyway.
+ *   server), each of devices no running group holds; on SQLite one, since its writers are
+ *   serialised anyway.
  */
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import { type IngestContext, type IngestItem, type IngestResult, ingestLocations } from './ingest.service.ts';
@@ -37,6 +38,8 @@ interface WorkspaceQueue {
   waiting: Waiter[];
   /** Groups whose transaction is running. */
   running: number;
+  /** Devices of the running groups, with how many running groups hold each. */
+  held: Map<string, number>;
   /** A start is scheduled for the next turn of the event loop. */
   scheduled: boolean;
 }
@@ -76,7 +79,7 @@ export class IngestCoalescer {
     return new Promise<SingleResult>((resolve, reject) => {
       let queue = this.#queues.get(workspaceId);
       if (!queue) {
-        queue = { waiting: [], running: 0, scheduled: false };
+        queue = { waiting: [], running: 0, held: new Map(), scheduled: false };
         this.#queues.set(workspaceId, queue);
       }
       queue.waiting.push({ deviceId, location, resolve, reject });
@@ -96,10 +99,19 @@ export class IngestCoalescer {
   /** Starts groups while there are waiters and free slots; forgets an idle workspace. */
   #pump(workspaceId: string, queue: WorkspaceQueue): void {
     while (queue.running < this.#maxGroups && queue.waiting.length > 0) {
-      const group = queue.waiting.splice(0, MAX_GROUP);
+      const group = takeGroup(queue);
+      // Everything waiting is for devices a running group holds: the next commit pumps again.
+      if (group.length === 0) break;
+      const devices = [...new Set(group.map((w) => w.deviceId))];
+      for (const d of devices) queue.held.set(d, (queue.held.get(d) ?? 0) + 1);
       queue.running += 1;
       void this.#flush(workspaceId, group).finally(() => {
         queue.running -= 1;
+        for (const d of devices) {
+          const n = (queue.held.get(d) ?? 1) - 1;
+          if (n === 0) queue.held.delete(d);
+          else queue.held.set(d, n);
+        }
         this.#pump(workspaceId, queue);
       });
     }
@@ -119,4 +131,23 @@ export class IngestCoalescer {
       for (const w of group) w.reject(error);
     }
   }
+}
+
+/**
+ * The next group: waiters in arrival order, up to MAX_GROUP, leaving in the queue those whose
+ * device a running group holds. On PostgreSQL several groups run at once; a group sharing a device
+ * with a running one would only wait on that device's row lock (ADR 008), holding its other rows
+ * locked meanwhile, so such requests wait here instead and go with the next group. Requests for one
+ * device keep their order: once one is left waiting, every later one for that device is too.
+ */
+function takeGroup(queue: WorkspaceQueue): Waiter[] {
+  if (queue.held.size === 0) return queue.waiting.splice(0, MAX_GROUP);
+  const group: Waiter[] = [];
+  const left: Waiter[] = [];
+  for (const waiter of queue.waiting) {
+    if (group.length < MAX_GROUP && !queue.held.has(waiter.deviceId)) group.push(waiter);
+    else left.push(waiter);
+  }
+  queue.waiting = left;
+  return group;
 }

@@ -117,18 +117,64 @@ describe('ingest coalescer', () => {
   test('with several slots, groups of one workspace run side by side', async () => {
     const { calls, ingest } = recorder();
     const coalescer = new IngestCoalescer(ctx, { ingest, maxConcurrentGroups: 2 });
-    const first = coalescer.submit('w', 'd', location(1));
+    const first = coalescer.submit('w', 'a', location(1));
     await new Promise((resolve) => setImmediate(resolve)); // group 1 started
-    const second = coalescer.submit('w', 'd', location(2));
+    const second = coalescer.submit('w', 'b', location(2));
     await new Promise((resolve) => setImmediate(resolve)); // group 2 started beside it
     const third = Promise.all([
-      coalescer.submit('w', 'd', location(3)),
+      coalescer.submit('w', 'c', location(3)),
       coalescer.submit('w', 'd', location(4)),
     ]);
     await Promise.all([first, second, third]);
     assert.deepEqual(
       calls.map((c) => c.items.map((i) => i.location.lng)),
       [[1], [2], [3, 4]],
+    );
+  });
+
+  test('a device held by a running group waits for it; other devices go ahead, order kept', async () => {
+    const calls: Array<{ lngs: number[] }> = [];
+    const releases: Array<() => void> = [];
+    const ingest: IngestFunction = async (_ctx, _workspaceId, items) => {
+      const lngs = items.map((i) => i.location.lng);
+      calls.push({ lngs });
+      await new Promise<void>((resolve) => releases.push(resolve));
+      const result: IngestResult = {
+        stored: new Map(),
+        missingDevice: [],
+        eventsByRef: new Map(),
+        events: [],
+      };
+      for (const item of items)
+        result.stored.set(item.ref, { id: `loc-${item.location.lng}` } as StoredLocation);
+      return result;
+    };
+    const coalescer = new IngestCoalescer(ctx, { ingest, maxConcurrentGroups: 3 });
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    const all = [coalescer.submit('w', 'a', location(1)), coalescer.submit('w', 'b', location(2))];
+    await tick(); // group 1 holds a and b
+    all.push(
+      coalescer.submit('w', 'a', location(3)), // a is held: waits
+      coalescer.submit('w', 'c', location(4)), // free: goes ahead
+      coalescer.submit('w', 'a', location(5)), // after 3, never before it
+    );
+    await tick();
+    assert.deepEqual(
+      calls.map((c) => c.lngs),
+      [[1, 2], [4]],
+      'only the free device started beside group 1',
+    );
+    releases.shift()?.(); // group 1 commits: a is free again
+    await tick();
+    await tick();
+    assert.deepEqual(calls[2]?.lngs, [3, 5], 'the waiting requests of a, in order');
+    for (const release of releases.splice(0)) release();
+    await tick();
+    for (const release of releases.splice(0)) release();
+    const results = await Promise.all(all);
+    assert.deepEqual(
+      results.map((r) => r.location?.id),
+      ['loc-1', 'loc-2', 'loc-3', 'loc-4', 'loc-5'],
     );
   });
 });

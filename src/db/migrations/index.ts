@@ -5,6 +5,7 @@ import { webhooks } from './0004-webhooks.ts';
 import { webhookDeliveries } from './0005-webhook-deliveries.ts';
 import { billing } from './0006-billing.ts';
 import { locationsWithoutDeviceFk } from './0007-locations-without-device-fk.ts';
+import { shardedUsageCounters } from './0008-sharded-usage-counters.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   webhookDeliveries,
   billing,
   locationsWithoutDeviceFk,
+  shardedUsageCounters,
 ];

@@ -1,0 +1,38 @@
+/**
+ * The body of the WAL checkpoint thread (see wal-checkpointer.ts): its own connection to the
+ * database file, copying committed WAL frames into the database with PASSIVE checkpoints, which
+ * never wait for or block the writer. Runs until the parent terminates the thread.
+ */
+import { DatabaseSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+
+interface CheckpointWorkerData {
+  path: string;
+  intervalMs: number;
+}
+
+const { path, intervalMs } = workerData as CheckpointWorkerData;
+const db = new DatabaseSync(path);
+// Never wait on a lock: a checkpoint that finds the file busy simply runs again next interval.
+db.exec('PRAGMA busy_timeout = 0');
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+
+function run(): void {
+  try {
+    const row = checkpoint.get() as { busy: number; log: number; checkpointed: number } | undefined;
+    if (row) parentPort?.postMessage({ log: row.log, checkpointed: row.checkpointed });
+  } catch (error) {
+    // SQLITE_BUSY (another process is checkpointing) is expected; anything else is reported.
+    if (!/busy|locked/i.test(String(error))) parentPort?.postMessage({ error: String(error) });
+  }
+}
+
+const timer = setInterval(run, intervalMs);
+parentPort?.on('message', (message: unknown) => {
+  if (message === 'stop') {
+    clearInterval(timer);
+    run();
+    db.close();
+    parentPort?.close();
+  }
+});
