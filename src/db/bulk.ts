@@ -14,6 +14,12 @@ import { toSqliteValue } from './sqlite-driver.ts';
 import type { Executor } from './transaction.ts';
 
 /**
+ * What the bulk writers need of a database: to run a compiled statement. A connection or
+ * transaction, or `CombinedWrites`, which collects statements to send as one.
+ */
+export type StatementRunner = Pick<Executor, 'executeQuery'>;
+
+/**
  * Bound parameters per statement. SQLite allows 32,766 and PostgreSQL 65,535; staying under the
  * smaller keeps one rule for both.
  */
@@ -79,7 +85,7 @@ export function unnestOf(capabilities: DialectCapabilities, types: readonly Bulk
  * (Dates, booleans and JSON text as the drivers take them).
  */
 export async function insertRows(
-  db: Executor,
+  db: StatementRunner,
   capabilities: DialectCapabilities,
   table: string,
   columns: readonly BulkColumn[],
@@ -107,9 +113,21 @@ export async function insertRows(
  */
 function flatBindable(rows: ReadonlyArray<readonly unknown[]>, extra?: unknown): unknown[] {
   const out: unknown[] = [];
+  // A column's rows often share one Date object (a batch's received_at, its devices'
+  // last_seen_at): its ISO text is made once per column and statement, not once per row.
+  const lastDates: Array<Date | undefined> = [];
+  const lastIsos: string[] = [];
   for (const row of rows) {
-    for (const value of row) {
-      out.push(typeof value === 'string' || typeof value === 'number' ? value : toSqliteValue(value));
+    for (let c = 0; c < row.length; c++) {
+      const value = row[c];
+      if (typeof value === 'string' || typeof value === 'number') out.push(value);
+      else if (value instanceof Date) {
+        if (value !== lastDates[c]) {
+          lastDates[c] = value;
+          lastIsos[c] = value.toISOString();
+        }
+        out.push(lastIsos[c]);
+      } else out.push(toSqliteValue(value));
     }
   }
   if (extra !== undefined) out.push(extra);
@@ -152,7 +170,7 @@ export function sqlType(capabilities: DialectCapabilities, type: BulkColumnType)
  * - PostgreSQL: the same from `unnest(…) AS v(column1, …)` of typed arrays.
  */
 export async function updateFromValues(
-  db: Executor,
+  db: StatementRunner,
   capabilities: DialectCapabilities,
   update: BulkUpdate,
 ): Promise<void> {

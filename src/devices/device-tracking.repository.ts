@@ -3,7 +3,7 @@
  * state they write back. Scoped by workspace like every device query.
  */
 import { CompiledQuery, type Selectable } from 'kysely';
-import { updateFromValues } from '../db/bulk.ts';
+import { type StatementRunner, updateFromValues } from '../db/bulk.ts';
 import { fromJson, json, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
@@ -90,7 +90,7 @@ export interface DeviceTrackingState {
 
 /** Writes the tracking state of many devices in one statement per chunk. */
 export async function saveTrackingStates(
-  db: Executor,
+  db: StatementRunner,
   capabilities: DialectCapabilities,
   workspaceId: string,
   states: readonly DeviceTrackingState[],

@@ -1,6 +1,14 @@
 /** SQL for devices; every query is scoped by workspace. */
-import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  type Selectable,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
+import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { DevicesTable } from './devices.tables.ts';
@@ -154,20 +162,30 @@ export async function findIdByExternalId(
   return row?.id;
 }
 
-/** external id → device id for those of `externalIds` that exist. */
+/**
+ * external id → device id for those of `externalIds` that exist. Hand-written like `lockDevices`
+ * (a batch resolves up to 1,000 external ids: the query builder's nodes for them cost more than
+ * the query); PostgreSQL gets the ids as one array parameter.
+ */
 export async function idsByExternalIds(
   db: Executor,
+  capabilities: DialectCapabilities,
   workspaceId: string,
   externalIds: readonly string[],
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (externalIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('devices')
-    .select(['id', 'external_id'])
-    .where('workspace_id', '=', workspaceId)
-    .where('external_id', 'in', externalIds)
-    .execute();
+  const query =
+    capabilities.dialect === 'postgres'
+      ? CompiledQuery.raw(
+          'select id, external_id from devices where workspace_id = $1 and external_id = any($2::text[])',
+          [workspaceId, externalIds],
+        )
+      : CompiledQuery.raw(
+          `select id, external_id from devices where workspace_id = ? and external_id in (${externalIds.map(() => '?').join(', ')})`,
+          [workspaceId, ...externalIds],
+        );
+  const { rows } = await db.executeQuery<{ id: string; external_id: string | null }>(query);
   for (const row of rows) if (row.external_id !== null) out.set(row.external_id, row.id);
   return out;
 }

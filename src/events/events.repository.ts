@@ -1,6 +1,6 @@
 /** SQL for geofence events and their outbox rows; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
-import { type BulkColumn, chunks, insertRows, residualEquals } from '../db/bulk.ts';
+import { type BulkColumn, chunks, insertRows, residualEquals, type StatementRunner } from '../db/bulk.ts';
 import { fromJson, json, toDate } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
@@ -99,7 +99,7 @@ const INSERT_COLUMNS: readonly BulkColumn[] = [
  * that stores the locations, so an event never exists without its outbox row.
  */
 export async function insertEventsWithOutbox(
-  db: Executor,
+  db: StatementRunner,
   capabilities: DialectCapabilities,
   events: readonly GeofenceEvent[],
 ): Promise<void> {

@@ -25,7 +25,7 @@ export async function resolveDeviceRefs(
   const externalIds = [
     ...new Set(refs.flatMap((r) => (r.device_external_id !== undefined ? [r.device_external_id] : []))),
   ];
-  let known = await idsByExternalIds(ctx.db, workspaceId, externalIds);
+  let known = await idsByExternalIds(ctx.db, ctx.capabilities, workspaceId, externalIds);
   const unknown = externalIds.filter((e) => !known.has(e));
   if (unknown.length > 0) {
     // Devices created this way count like any other: a batch that would pass the plan's limit is
@@ -47,7 +47,7 @@ export async function resolveDeviceRefs(
           ),
       ),
     );
-    known = await idsByExternalIds(ctx.db, workspaceId, externalIds);
+    known = await idsByExternalIds(ctx.db, ctx.capabilities, workspaceId, externalIds);
   }
   return refs.map((r) =>
     r.device_external_id !== undefined ? (known.get(r.device_external_id) ?? '') : (r.device_id ?? ''),

@@ -13,6 +13,7 @@
  * the lock: this node's geofence writes update that index object in place.
  */
 import type { CountLimiter } from '../billing/count-limits.ts';
+import { CombinedWrites } from '../db/combined-writes.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { lockDevices, saveTrackingStates } from '../devices/device-tracking.repository.ts';
@@ -80,13 +81,16 @@ export async function ingestLocations(
         : new Map();
     const rows = buildRows(workspaceId, plan, geofences, sessions, now);
 
-    // Write. The usage counter goes last: its row is shared by the workspace's concurrent
-    // ingestions, so its lock is held only until the commit that follows.
-    await insertLocations(trx, ctx.capabilities, rows.locations);
-    await insertEventsWithOutbox(trx, ctx.capabilities, rows.events);
-    await saveSummaries(trx, ctx.capabilities, workspaceId, rows.sessions);
-    await saveTrackingStates(trx, ctx.capabilities, workspaceId, rows.states);
-    await addEventUsage(trx, workspaceId, usagePeriod(now), rows.events.length);
+    // Write. The usage counter goes last: its rows are shared by the workspace's concurrent
+    // ingestions, so their locks are held only until the commit that follows. On PostgreSQL the
+    // writes are collected and sent as one statement (one round trip instead of up to six).
+    const writes = ctx.capabilities.dialect === 'postgres' ? new CombinedWrites() : trx;
+    await insertLocations(writes, ctx.capabilities, rows.locations);
+    await insertEventsWithOutbox(writes, ctx.capabilities, rows.events);
+    await saveSummaries(writes, ctx.capabilities, workspaceId, rows.sessions);
+    await saveTrackingStates(writes, ctx.capabilities, workspaceId, rows.states);
+    await addEventUsage(writes, ctx.capabilities, workspaceId, usagePeriod(now), rows.events.length);
+    if (writes instanceof CombinedWrites) await writes.flush(trx);
     return {
       stored: rows.storedByRef,
       missingDevice: plan.missingDevice,

@@ -1,6 +1,6 @@
 /** SQL for stored locations; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
-import { type BulkColumn, insertRows } from '../db/bulk.ts';
+import { type BulkColumn, insertRows, type StatementRunner } from '../db/bulk.ts';
 import { fromJson, json, toBool, toDate } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
@@ -90,7 +90,7 @@ const INSERT_COLUMNS: readonly BulkColumn[] = [
 
 /** Inserts the locations in one statement (per chunk on SQLite): the ingestion hot path. */
 export async function insertLocations(
-  db: Executor,
+  db: StatementRunner,
   capabilities: DialectCapabilities,
   locations: readonly StoredLocation[],
 ): Promise<void> {

@@ -1,6 +1,6 @@
 /** SQL for tracking sessions; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
-import { residualEquals, updateFromValues } from '../db/bulk.ts';
+import { residualEquals, type StatementRunner, updateFromValues } from '../db/bulk.ts';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
@@ -185,7 +185,7 @@ export async function completeSession(
 
 /** Writes the running summaries of many sessions in one statement per chunk. */
 export async function saveSummaries(
-  db: Executor,
+  db: StatementRunner,
   capabilities: DialectCapabilities,
   workspaceId: string,
   sessions: readonly TrackingSession[],

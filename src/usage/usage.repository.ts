@@ -1,4 +1,7 @@
 /** SQL for the monthly event usage counters. */
+import { CompiledQuery } from 'kysely';
+import type { StatementRunner } from '../db/bulk.ts';
+import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
 
 /** 'YYYY-MM' of `at` in UTC: the calendar month an event is billed to. */
@@ -16,22 +19,25 @@ export const USAGE_SHARDS = 8;
  * workspace (PostgreSQL) rarely meet on the same row and commit side by side instead of in turn.
  */
 export async function addEventUsage(
-  db: Executor,
+  db: StatementRunner,
+  capabilities: DialectCapabilities,
   workspaceId: string,
   period: string,
   events: number,
   shard: number = Math.floor(Math.random() * USAGE_SHARDS),
 ): Promise<void> {
   if (events <= 0) return;
-  await db
-    .insertInto('usage_counters')
-    .values({ workspace_id: workspaceId, period, shard, events })
-    .onConflict((oc) =>
-      oc
-        .columns(['workspace_id', 'period', 'shard'])
-        .doUpdateSet((eb) => ({ events: eb('usage_counters.events', '+', eb.ref('excluded.events')) })),
-    )
-    .execute();
+  // Plain SQL (the same on both dialects but for placeholders), so that ingestion can send it
+  // together with its other writes on PostgreSQL (src/db/combined-writes.ts).
+  const [p1, p2, p3, p4] =
+    capabilities.dialect === 'postgres' ? ['$1', '$2', '$3', '$4'] : ['?', '?', '?', '?'];
+  await db.executeQuery(
+    CompiledQuery.raw(
+      `insert into usage_counters (workspace_id, period, shard, events) values (${p1}, ${p2}, ${p3}, ${p4}) ` +
+        'on conflict (workspace_id, period, shard) do update set events = usage_counters.events + excluded.events',
+      [workspaceId, period, shard, events],
+    ),
+  );
 }
 
 export async function eventUsage(db: Executor, workspaceId: string, period: string): Promise<number> {
