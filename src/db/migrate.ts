@@ -24,7 +24,25 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
     // Kysely looks for its bookkeeping tables in every schema unless told which one is ours.
     ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) {
+      return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+    }
+    if (attempt < 3 && concurrentCatalogChange(error, handle.schema)) continue;
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/**
+ * Kysely's migrator checks for its bookkeeping tables by introspecting every schema of the
+ * database, calling `has_schema_privilege` and `pg_get_serial_sequence` on each; a schema or table
+ * that another session drops during that scan makes the query fail ("schema … does not exist",
+ * "relation … does not exist"). That is someone else's object (ours is in use), so the check is
+ * simply run again. Seen when test runs drop their schemas while others start.
+ */
+export function concurrentCatalogChange(error: unknown, ourSchema: string | undefined): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== '3F000' && code !== '42P01') return false;
+  return ourSchema === undefined || !String((error as Error).message).includes(`"${ourSchema}"`);
 }

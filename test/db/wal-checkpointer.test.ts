@@ -16,16 +16,34 @@ async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
+/**
+ * A WAL database in a fresh folder whose writer never checkpoints (only the thread does) and never
+ * waits for a lock, with a table `t`.
+ */
+function walDatabase(columns: string): { dir: string; file: string; writer: DatabaseSync } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wal-checkpointer-'));
+  const file = path.join(dir, 'db.sqlite');
+  const writer = new DatabaseSync(file);
+  writer.exec('PRAGMA journal_mode = WAL');
+  writer.exec('PRAGMA wal_autocheckpoint = 0');
+  writer.exec('PRAGMA busy_timeout = 0');
+  writer.exec(`create table t (${columns})`);
+  return { dir, file, writer };
+}
+
+/** Rows of `t` in a copy of the database file alone, without its WAL. */
+function rowsInDatabaseFile(dir: string, file: string): number {
+  const copy = path.join(dir, 'copy.sqlite');
+  fs.copyFileSync(file, copy);
+  const reader = new DatabaseSync(copy, { readOnly: true });
+  const n = (reader.prepare('select count(*) as n from t').get() as { n: number }).n;
+  reader.close();
+  return n;
+}
+
 describe('WAL checkpoint thread', () => {
   it('copies committed frames into the database file without ever blocking the writer', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wal-checkpointer-'));
-    const file = path.join(dir, 'db.sqlite');
-    const writer = new DatabaseSync(file);
-    writer.exec('PRAGMA journal_mode = WAL');
-    // Only the thread checkpoints here, and the writer must never wait for it.
-    writer.exec('PRAGMA wal_autocheckpoint = 0');
-    writer.exec('PRAGMA busy_timeout = 0');
-    writer.exec('create table t (id integer primary key, body text not null)');
+    const { dir, file, writer } = walDatabase('id integer primary key, body text not null');
     const insert = writer.prepare('insert into t (body) values (?)');
 
     const checkpointer = new WalCheckpointer({ path: file, intervalMs: 5 });
@@ -46,11 +64,7 @@ describe('WAL checkpoint thread', () => {
           checkpointer.last.log > 0 &&
           checkpointer.last.checkpointed === checkpointer.last.log,
       );
-      const copy = path.join(dir, 'copy.sqlite');
-      fs.copyFileSync(file, copy);
-      const reader = new DatabaseSync(copy, { readOnly: true });
-      assert.equal((reader.prepare('select count(*) as n from t').get() as { n: number }).n, 6000);
-      reader.close();
+      assert.equal(rowsInDatabaseFile(dir, file), 6000);
     } finally {
       await checkpointer.close();
       writer.close();
@@ -59,21 +73,12 @@ describe('WAL checkpoint thread', () => {
   });
 
   it('close() ends the thread after a last checkpoint', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wal-checkpointer-'));
-    const file = path.join(dir, 'db.sqlite');
-    const writer = new DatabaseSync(file);
-    writer.exec('PRAGMA journal_mode = WAL');
-    writer.exec('PRAGMA wal_autocheckpoint = 0');
-    writer.exec('create table t (id integer primary key)');
+    const { dir, file, writer } = walDatabase('id integer primary key');
     // A long interval: only the final checkpoint of close() can copy this row.
     const checkpointer = new WalCheckpointer({ path: file, intervalMs: 60_000 });
     writer.exec('insert into t default values');
     await checkpointer.close();
-    const copy = path.join(dir, 'copy.sqlite');
-    fs.copyFileSync(file, copy);
-    const reader = new DatabaseSync(copy, { readOnly: true });
-    assert.equal((reader.prepare('select count(*) as n from t').get() as { n: number }).n, 1);
-    reader.close();
+    assert.equal(rowsInDatabaseFile(dir, file), 1);
     writer.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
