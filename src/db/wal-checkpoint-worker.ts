@@ -17,22 +17,25 @@ const db = new DatabaseSync(path);
 db.exec('PRAGMA busy_timeout = 0');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
-function run(): void {
+/** One checkpoint; its report carries `requestId` when the parent asked for this run. */
+function run(requestId?: number): void {
   try {
     const row = checkpoint.get() as { busy: number; log: number; checkpointed: number } | undefined;
-    if (row) parentPort?.postMessage({ log: row.log, checkpointed: row.checkpointed });
+    if (row) parentPort?.postMessage({ log: row.log, checkpointed: row.checkpointed, requestId });
   } catch (error) {
     // SQLITE_BUSY (another process is checkpointing) is expected; anything else is reported.
-    if (!/busy|locked/i.test(String(error))) parentPort?.postMessage({ error: String(error) });
+    if (!/busy|locked/i.test(String(error))) parentPort?.postMessage({ error: String(error), requestId });
   }
 }
 
-const timer = setInterval(run, intervalMs);
+const timer = setInterval(() => run(), intervalMs);
 parentPort?.on('message', (message: unknown) => {
   if (message === 'stop') {
     clearInterval(timer);
     run();
     db.close();
     parentPort?.close();
+  } else if (typeof message === 'object' && message !== null && 'checkpoint' in message) {
+    run((message as { checkpoint: number }).checkpoint);
   }
 });

@@ -26,6 +26,8 @@ export class WalCheckpointer {
   readonly #worker: Worker;
   #last: CheckpointReport = { log: 0, checkpointed: 0 };
   #reports = 0;
+  #nextRequest = 1;
+  readonly #requests = new Map<number, { resolve(r: CheckpointReport): void; reject(e: Error): void }>();
 
   constructor(options: WalCheckpointerOptions) {
     this.#worker = new Worker(new URL('./wal-checkpoint-worker.ts', import.meta.url), {
@@ -33,13 +35,21 @@ export class WalCheckpointer {
     });
     // Never keeps the process alive on its own; close() stops it cleanly.
     this.#worker.unref();
-    this.#worker.on('message', (message: Partial<CheckpointReport> & { error?: string }) => {
-      if (message.error) options.logger?.warn({ error: message.error }, 'WAL checkpoint failed');
-      else if (message.log !== undefined && message.checkpointed !== undefined) {
-        this.#last = { log: message.log, checkpointed: message.checkpointed };
-        this.#reports += 1;
-      }
-    });
+    this.#worker.on(
+      'message',
+      (message: Partial<CheckpointReport> & { error?: string; requestId?: number }) => {
+        const request = message.requestId === undefined ? undefined : this.#requests.get(message.requestId);
+        if (message.requestId !== undefined) this.#requests.delete(message.requestId);
+        if (message.error) {
+          options.logger?.warn({ error: message.error }, 'WAL checkpoint failed');
+          request?.reject(new Error(message.error));
+        } else if (message.log !== undefined && message.checkpointed !== undefined) {
+          this.#last = { log: message.log, checkpointed: message.checkpointed };
+          this.#reports += 1;
+          request?.resolve(this.#last);
+        }
+      },
+    );
     this.#worker.on('error', (error) =>
       options.logger?.error({ err: error }, 'WAL checkpoint thread failed'),
     );
@@ -53,6 +63,15 @@ export class WalCheckpointer {
   /** What the last checkpoint reported (for tests and diagnostics). */
   get last(): CheckpointReport {
     return this.#last;
+  }
+
+  /** A checkpoint run now (after everything committed so far), with its report. */
+  checkpointNow(): Promise<CheckpointReport> {
+    const id = this.#nextRequest++;
+    return new Promise((resolve, reject) => {
+      this.#requests.set(id, { resolve, reject });
+      this.#worker.postMessage({ checkpoint: id });
+    });
   }
 
   /** Runs a last checkpoint and ends the thread. */
