@@ -184,6 +184,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     return undefined;
   }
 
+  const keyBodies = new WeakMap<object, string>();
   app.get(
     '/auth/test-api-key',
     {
@@ -194,19 +195,27 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
         response: { 200: TestApiKeySchema, ...errorResponses(401, 429) },
       },
     },
-    async (request) => {
+    (request, reply) => {
       const principal = principalOf(request);
       if (principal.kind !== 'api_key') throw new Error('unreachable: route requires an API key');
-      return {
-        valid: true,
-        api_key: {
-          id: principal.apiKeyId,
-          name: principal.name,
-          prefix: principal.prefix,
-          scopes: [...principal.grantedScopes],
-        },
-        workspace_id: principal.workspaceId,
-      };
+      // The answer depends only on the key's principal, which the authenticator shares (frozen)
+      // until its cache entry is refreshed: its JSON text is made once per principal (ADR 012).
+      let json = keyBodies.get(principal);
+      if (json === undefined) {
+        json = serializeBody(reply, {
+          valid: true,
+          api_key: {
+            id: principal.apiKeyId,
+            name: principal.name,
+            prefix: principal.prefix,
+            scopes: [...principal.grantedScopes],
+          },
+          workspace_id: principal.workspaceId,
+        });
+        keyBodies.set(principal, json);
+      }
+      sendJsonText(reply, json);
+      return undefined;
     },
   );
 
