@@ -16,8 +16,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { DEFAULT_PLANS } from '../src/billing/plans.ts';
+import { dropPrefix, redisReachable } from '../test/helpers/redis.ts';
 import { limiterCost } from './support/limiter-cost.ts';
 import { freePort, type LoadResult, load, startServer, stopServer, summarize } from './support/load.ts';
 
@@ -33,21 +33,6 @@ const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-auth-'));
 const plansFile = path.join(dir, 'plans.json');
@@ -80,7 +65,7 @@ const unlimited = await startServer(
 // that also serves /healthz and JWTs has other JIT and heap state; that alone moved ratios by 20 %).
 const limitedPort = await freePort();
 const limited = await startServer('src/server.ts', sharedEnv, limitedPort);
-const withRedis = await redisReachable();
+const withRedis = await redisReachable(REDIS_URL);
 const redisPort = await freePort();
 const redisServer = withRedis
   ? await startServer('src/server.ts', { ...sharedEnv, REDIS_URL, REDIS_KEY_PREFIX: redisPrefix }, redisPort)
@@ -171,12 +156,7 @@ const memoryCost = await limiterCost({ plansFile, checks: 1_000_000, concurrency
 const redisCost = withRedis
   ? await limiterCost({ plansFile, redisUrl: REDIS_URL, redisPrefix, checks: 100_000, concurrency: 64 })
   : undefined;
-if (withRedis) {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${redisPrefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
-}
+if (withRedis) await dropPrefix(redisPrefix, REDIS_URL);
 fs.rmSync(dir, { recursive: true, force: true });
 
 const s = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, summarize(v)])) as Record<

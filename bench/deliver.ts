@@ -10,7 +10,7 @@
  * SQLite by default; `-- --postgres` runs both on a fresh PostgreSQL database as well.
  * Usage: npm run bench:deliver [-- --seconds 10 --rate 1000 --deliveries 30000 --postgres]
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { freePort, processCpuMs, startServer, stopServer } from './support/load.ts';
+import { createBenchDatabase, dropBenchDatabase } from './support/postgres.ts';
 
 const { values } = parseArgs({
   options: {
@@ -103,24 +104,8 @@ const SQLITE: Target = {
 
 const POSTGRES: Target = {
   name: 'postgres',
-  url: (_dir, tag) => {
-    const db = `bench_deliver_${tag}_${process.pid}`;
-    execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'test', '-qc', `create database ${db}`]);
-    return `postgres://postgres@127.0.0.1:5432/${db}`;
-  },
-  cleanup: (tag) => {
-    const db = `bench_deliver_${tag}_${process.pid}`;
-    execFileSync('psql', [
-      '-h',
-      '127.0.0.1',
-      '-U',
-      'postgres',
-      '-d',
-      'test',
-      '-qc',
-      `drop database if exists ${db}`,
-    ]);
-  },
+  url: (_dir, tag) => createBenchDatabase(`bench_deliver_${tag}_${process.pid}`),
+  cleanup: (tag) => dropBenchDatabase(`bench_deliver_${tag}_${process.pid}`),
 };
 
 const SERVER_ENV = {

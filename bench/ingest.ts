@@ -16,7 +16,7 @@
  * Batch throughput is the median of three equal segments of the timed batches.
  * Usage: npm run bench:ingest [-- --postgres --batches 100 --concurrency 2,4 --seconds 5 --rounds 3 --cpu-prof DIR]
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import autocannon from 'autocannon';
 // @ts-expect-error: the shared workload generator is plain JavaScript without types.
 import { fences, points } from '../../shared/bench/dataset.mjs';
 import { freePort, load, median, processCpuMs, startServer, stopServer } from './support/load.ts';
+import { createBenchDatabase, dropBenchDatabase } from './support/postgres.ts';
 
 const { values } = parseArgs({
   options: {
@@ -151,19 +152,7 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
   const pgName = `bench_ingest_${process.pid}`;
   let databaseUrl = `sqlite:${path.join(dir, 'ingest.db')}`;
-  if (database === 'postgres') {
-    execFileSync('psql', [
-      '-h',
-      '127.0.0.1',
-      '-U',
-      'postgres',
-      '-d',
-      'test',
-      '-qc',
-      `create database ${pgName}`,
-    ]);
-    databaseUrl = `postgres://postgres@127.0.0.1:5432/${pgName}`;
-  }
+  if (database === 'postgres') databaseUrl = createBenchDatabase(pgName);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const serverEnv = { DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
@@ -331,18 +320,7 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
   } finally {
     await stopServer(server);
     fs.rmSync(dir, { recursive: true, force: true });
-    if (database === 'postgres') {
-      execFileSync('psql', [
-        '-h',
-        '127.0.0.1',
-        '-U',
-        'postgres',
-        '-d',
-        'test',
-        '-qc',
-        `drop database if exists ${pgName} with (force)`,
-      ]);
-    }
+    if (database === 'postgres') dropBenchDatabase(pgName);
   }
 }
 

@@ -17,14 +17,25 @@ const db = new DatabaseSync(path);
 db.exec('PRAGMA busy_timeout = 0');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
+// The last report sent: a periodic run that finds nothing new (an idle database) sends none.
+let lastLog = -1;
+let lastCheckpointed = -1;
+
 /** One checkpoint; its report carries `requestId` when the parent asked for this run. */
 function run(requestId?: number): void {
   try {
     const row = checkpoint.get() as { busy: number; log: number; checkpointed: number } | undefined;
-    if (row) parentPort?.postMessage({ log: row.log, checkpointed: row.checkpointed, requestId });
+    if (!row) throw new Error('wal_checkpoint returned no row');
+    const changed = row.log !== lastLog || row.checkpointed !== lastCheckpointed;
+    lastLog = row.log;
+    lastCheckpointed = row.checkpointed;
+    if (changed || requestId !== undefined)
+      parentPort?.postMessage({ log: row.log, checkpointed: row.checkpointed, requestId });
   } catch (error) {
-    // SQLITE_BUSY (another process is checkpointing) is expected; anything else is reported.
-    if (!/busy|locked/i.test(String(error))) parentPort?.postMessage({ error: String(error), requestId });
+    // SQLITE_BUSY (another process is checkpointing) is expected of a periodic run; anything else,
+    // and any failure of a requested run (its caller waits for an answer), is reported.
+    if (requestId !== undefined || !/busy|locked/i.test(String(error)))
+      parentPort?.postMessage({ error: String(error), requestId });
   }
 }
 

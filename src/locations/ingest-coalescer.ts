@@ -38,8 +38,8 @@ interface WorkspaceQueue {
   waiting: Waiter[];
   /** Groups whose transaction is running. */
   running: number;
-  /** Devices of the running groups, with how many running groups hold each. */
-  held: Map<string, number>;
+  /** Devices of the running groups (a device is in at most one: see takeGroup). */
+  held: Set<string>;
   /** A start is scheduled for the next turn of the event loop. */
   scheduled: boolean;
 }
@@ -79,7 +79,7 @@ export class IngestCoalescer {
     return new Promise<SingleResult>((resolve, reject) => {
       let queue = this.#queues.get(workspaceId);
       if (!queue) {
-        queue = { waiting: [], running: 0, held: new Map(), scheduled: false };
+        queue = { waiting: [], running: 0, held: new Set(), scheduled: false };
         this.#queues.set(workspaceId, queue);
       }
       queue.waiting.push({ deviceId, location, resolve, reject });
@@ -102,16 +102,12 @@ export class IngestCoalescer {
       const group = takeGroup(queue);
       // Everything waiting is for devices a running group holds: the next commit pumps again.
       if (group.length === 0) break;
-      const devices = [...new Set(group.map((w) => w.deviceId))];
-      for (const d of devices) queue.held.set(d, (queue.held.get(d) ?? 0) + 1);
+      const devices = new Set(group.map((w) => w.deviceId));
+      for (const d of devices) queue.held.add(d);
       queue.running += 1;
       void this.#flush(workspaceId, group).finally(() => {
         queue.running -= 1;
-        for (const d of devices) {
-          const n = (queue.held.get(d) ?? 1) - 1;
-          if (n === 0) queue.held.delete(d);
-          else queue.held.set(d, n);
-        }
+        for (const d of devices) queue.held.delete(d);
         this.#pump(workspaceId, queue);
       });
     }

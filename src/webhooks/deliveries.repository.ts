@@ -114,21 +114,21 @@ export const DELIVERY_COLUMNS: readonly BulkColumn[] = [
   { name: 'due_at', type: 'timestamp' },
 ];
 
-export interface NewDelivery {
-  id: string;
-  workspaceId: string;
-  webhookId: string;
-  origin: DeliveryOrigin;
-  eventRowId: string | null;
-  geofenceId: string | null;
-  eventType: DeliveryEventType;
-  eventId: string;
-  idempotencyKey: string;
-  payload: string;
-  url: string;
-  method: string;
-  now: Date;
-}
+/** What creating a delivery takes: its identity and request; state starts as pending. */
+export type NewDelivery = Pick<
+  Delivery,
+  | 'id'
+  | 'workspaceId'
+  | 'origin'
+  | 'eventRowId'
+  | 'geofenceId'
+  | 'eventType'
+  | 'eventId'
+  | 'idempotencyKey'
+  | 'payload'
+  | 'url'
+  | 'method'
+> & { webhookId: string; now: Date };
 
 /** A pending delivery with no attempt yet, due at once. */
 export function deliveryRow(d: NewDelivery): unknown[] {

@@ -4,8 +4,9 @@ import { Redis } from 'ioredis';
 
 export const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 
-export async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, {
+/** Whether a Redis answers PING at `url` (the benchmarks ask about theirs too). */
+export async function redisReachable(url: string = REDIS_URL): Promise<boolean> {
+  const probe = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
@@ -26,8 +27,8 @@ export function uniquePrefix(label: string): string {
 }
 
 /** Deletes every key under the prefix. */
-export async function dropPrefix(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
+export async function dropPrefix(prefix: string, url: string = REDIS_URL): Promise<void> {
+  const redis = new Redis(url);
   try {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);

@@ -4,58 +4,13 @@
  * A plan change made through one node reaches the other at once over the Redis plan-change bus.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { IS_POSTGRES, TEST_DATABASE_URL } from '../helpers/database.ts';
+import type { TestDatabase } from '../helpers/database.ts';
 import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-async function startNode(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['src/server.ts'], {
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return { child, base };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
-}
-
-/** Runs one statement on the test server's maintenance connection. */
-async function admin(statement: string): Promise<void> {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+import { createProcessDatabase, type SpawnedServer, spawnServer } from '../helpers/spawned-server.ts';
 
 async function json(res: Response, status: number): Promise<Record<string, unknown>> {
   const text = await res.text();
@@ -67,50 +22,29 @@ describe('two server processes sharing Redis', async () => {
   const reachable = await redisReachable();
   const prefix = uniquePrefix('shared');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geofence-shared-budget-'));
-  const nodes: ChildProcess[] = [];
+  const nodes: SpawnedServer[] = [];
   let a = '';
   let b = '';
-  let database: string | undefined;
+  let database: TestDatabase | undefined;
 
   before(async () => {
     if (!reachable) return;
-    let env: NodeJS.ProcessEnv = {
-      DATA_DIR: dir,
-      DATABASE_URL: `sqlite:${path.join(dir, 'shared.db')}`,
-      REDIS_URL,
-      REDIS_KEY_PREFIX: prefix,
-    };
-    if (IS_POSTGRES) {
-      // A database of its own (the server has no schema setting; its migrations table lives in
-      // `public`), dropped afterwards.
-      database = `t_shared_${Date.now().toString(36)}_${process.pid}`;
-      await admin(`create database ${database}`);
-      const url = new URL(TEST_DATABASE_URL);
-      url.pathname = `/${database}`;
-      env = { ...env, DATABASE_URL: url.toString() };
-    }
+    // A SQLite file, or on PostgreSQL a database of its own, shared by both nodes.
+    database = await createProcessDatabase();
+    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix };
     // The first node migrates; the second starts on the migrated database.
-    const first = await startNode(env);
-    nodes.push(first.child);
-    const second = await startNode(env);
-    nodes.push(second.child);
+    const first = await spawnServer(database, dir, env);
+    nodes.push(first);
+    const second = await spawnServer(database, dir, env);
+    nodes.push(second);
     a = first.base;
     b = second.base;
   });
 
   after(async () => {
-    await Promise.all(
-      nodes.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(nodes.map((node) => node.stop()));
     if (reachable) await dropPrefix(prefix);
-    if (database) await admin(`drop database if exists ${database} with (force)`);
+    await database?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -6,97 +6,23 @@
  * with the same idempotency key and attempt number.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../helpers/app.ts';
-import { createSharedTestDatabase, IS_POSTGRES, TEST_DATABASE_URL } from '../helpers/database.ts';
+import type { TestDatabase } from '../helpers/database.ts';
+import { createProcessDatabase, httpCall, spawnServer } from '../helpers/spawned-server.ts';
 import { Receiver } from './delivery-helpers.ts';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const CRASH_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s',
+  WEBHOOK_LEASE_MARGIN: '500ms',
+  WEBHOOK_POLL_INTERVAL: '100ms',
+};
 
-/**
- * The database the server processes share: a SQLite file, or on PostgreSQL a database of its own
- * (a server process takes its schema from the URL alone, and migrations keep their bookkeeping in
- * `public`, so a fresh database is the clean way to isolate it).
- */
-async function crashDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!IS_POSTGRES) {
-    const file = await createSharedTestDatabase();
-    return { url: file.url, drop: () => file.drop() };
-  }
-  const name = `crash_${randomBytes(6).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}
-
-interface Server {
-  base: string;
-  child: ChildProcess;
-  output(): string;
-}
-
-async function startServer(databaseUrl: string, dir: string): Promise<Server> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['src/server.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATA_DIR: dir,
-      DATABASE_URL: databaseUrl,
-      JWT_SECRET: TEST_JWT_SECRET,
-      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      LOG_LEVEL: 'warn',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s',
-      WEBHOOK_LEASE_MARGIN: '500ms',
-      WEBHOOK_POLL_INTERVAL: '100ms',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (c: Buffer) => {
-    output += c.toString();
-  });
-  child.stderr?.on('data', (c: Buffer) => {
-    output += c.toString();
-  });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, child, output: () => output };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
+/** One API call that must succeed (any 2xx); its JSON body. */
 async function api<T>(
   base: string,
   method: string,
@@ -104,27 +30,23 @@ async function api<T>(
   token: string | undefined,
   body?: unknown,
 ): Promise<T> {
-  const res = await fetch(`${base}/api/v1${url}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  const answer = await httpCall<T>(base, method, url, {
+    ...(token ? { token } : {}),
+    ...(body === undefined ? {} : { body }),
   });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
+  if (answer.status >= 300)
+    throw new Error(`${method} ${url} → ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
 describe('deliveries survive SIGKILL', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let database: TestDatabase;
   let dir: string;
   let receiver: Receiver;
   const children: ChildProcess[] = [];
 
   before(async () => {
-    database = await crashDatabase();
+    database = await createProcessDatabase();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geofence-crash-'));
     receiver = await Receiver.start();
   });
@@ -139,7 +61,7 @@ describe('deliveries survive SIGKILL', () => {
   test('kill mid-flight, restart: every delivery completes, duplicates only of requests in flight', async () => {
     // Slow answers keep attempts in flight; every 7th request fails so retries are pending too.
     receiver.respond = (_req, index) => ({ status: index % 7 === 3 ? 500 : 200, delayMs: 250 });
-    const first = await startServer(database.url, dir);
+    const first = await spawnServer(database, dir, CRASH_ENV);
     children.push(first.child);
     const email = 'crash@example.com';
     const password = 'a long password';
@@ -190,7 +112,7 @@ describe('deliveries survive SIGKILL', () => {
     );
     assert.ok(beforeKill.size < total, 'the kill happened mid-way');
 
-    const second = await startServer(database.url, dir);
+    const second = await spawnServer(database, dir, CRASH_ENV);
     children.push(second.child);
     receiver.respond = () => ({ status: 200, delayMs: 5 });
     const deadline = Date.now() + 60_000;
