@@ -9,7 +9,7 @@ import { type SqlBool, sql } from 'kysely';
 import { fromJson, toBool } from '../db/columns.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { type Executor, withTransaction } from '../db/transaction.ts';
-import { findEventsByIds } from '../events/events.repository.ts';
+import { findEventsByIds, type GeofenceEvent } from '../events/events.repository.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { insertIgnoringConflicts } from './bulk-sql.ts';
@@ -49,11 +49,11 @@ export async function dispatchOutbox(
     const rows = await query.execute();
     if (rows.length === 0) return { rows: 0, deliveries: 0 };
     const now = ctx.clock.now();
-    const events = await findEventsByIds(
-      trx,
-      rows.map((r) => r.event_row_id),
-    );
     const hooks = await subscribedWebhooks(trx, [...new Set(rows.map((r) => r.workspace_id))]);
+    // Only events some webhook may want are read: in a workspace without webhooks the rows are
+    // just marked dispatched (reading and parsing the events was ~2 % of a busy server's CPU).
+    const wanted = rows.filter((r) => hooks.has(r.workspace_id)).map((r) => r.event_row_id);
+    const events = wanted.length > 0 ? await findEventsByIds(trx, wanted) : new Map<string, GeofenceEvent>();
     const deliveries: unknown[][] = [];
     // Outbox order is event order (UUIDv7 ids in processing order): deliveries keep it.
     for (const row of rows) {

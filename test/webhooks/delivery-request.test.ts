@@ -222,6 +222,34 @@ describe('delivery request', () => {
     }
   });
 
+  test('one dispatch run: a workspace without webhooks has its rows marked dispatched, the other gets its deliveries', async () => {
+    const { signUp } = await import('../helpers/identity.ts');
+    const quiet = await signUp(h.t, 'no-webhooks');
+    const quietSource = await eventSource({ ...h, token: quiet.tokens.access_token }, 2.55, 48.95);
+    const source = await eventSource(h, 2.45, 48.9);
+    const hook = await createWebhook(h, { url: receiver.url, name: 'mixed run' });
+    await quietSource.step(true);
+    await source.step(true);
+    await quietSource.step(false);
+    const before = await drainOutbox(h.t.deps);
+    assert.equal(before, 1, 'one delivery: the enter of the workspace with a webhook');
+    const db = h.t.deps.database.db;
+    const quietRows = await sql<{ n: number; pending: number }>`
+      select count(*) as n, count(*) - count(o.dispatched_at) as pending from event_outbox o
+      join geofence_events e on e.id = o.event_row_id where e.device_id = ${quietSource.device.id}`.execute(
+      db,
+    );
+    assert.equal(Number(quietRows.rows[0]?.n), 2, 'both events of the quiet workspace are in the outbox');
+    assert.equal(Number(quietRows.rows[0]?.pending), 0, 'and dispatched');
+    const quietDeliveries = await sql<{ n: number }>`
+      select count(*) as n from webhook_deliveries d join geofence_events e on e.id = d.event_row_id
+      where e.device_id = ${quietSource.device.id}`.execute(db);
+    assert.equal(Number(quietDeliveries.rows[0]?.n), 0);
+    assert.equal((await listDeliveries(h, hook.id)).pagination.total, 1);
+    await deliverDue(h);
+    await call(h.t, `/webhooks/${hook.id}`, { token: h.token, method: 'DELETE' });
+  });
+
   test('deliveries of another workspace are not found; scopes are enforced', async () => {
     const hook = await createWebhook(h, { url: receiver.url });
     const { delivery_id } = expectStatus<{ delivery_id: string }>(
