@@ -101,6 +101,7 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
     const pieces: Piece[] = [];
     for (let b = 0; b < BATCHES; b++) {
       const recordedAt = new Date(t0 + b * 1000);
+      const recordedAtIso = recordedAt.toISOString();
       const receivedAt = new Date();
       const first = (b * PER_BATCH) % DEVICES;
       const ids = deviceIds.slice(first, first + PER_BATCH);
@@ -129,6 +130,7 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
           altitude: null,
           metadata: {},
           recordedAt,
+          recordedAtIso,
           receivedAt,
           outOfOrder: false,
         }));
@@ -143,11 +145,11 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
             id: l.deviceId,
             lastLocation: {
               point: { type: 'Point', coordinates: [l.lng, l.lat] },
-              timestamp: recordedAt.toISOString(),
+              timestamp: recordedAtIso,
               accuracy: 5,
             },
             lastSeenAt: receivedAt,
-            lastEvaluatedAt: recordedAt,
+            lastEvaluatedAt: recordedAtIso,
             insideGeofenceIds: states.get(l.deviceId)?.insideGeofenceIds ?? [],
           })),
         );

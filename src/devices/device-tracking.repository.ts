@@ -84,7 +84,8 @@ export interface DeviceTrackingState {
   id: string;
   lastLocation: LastLocation | null;
   lastSeenAt: Date;
-  lastEvaluatedAt: Date | null;
+  /** ISO 8601 text of the newest in-order location's time (the text ingestion already has). */
+  lastEvaluatedAt: string | null;
   insideGeofenceIds: readonly string[];
 }
 

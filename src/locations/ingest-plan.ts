@@ -114,6 +114,7 @@ export function buildRows(
     const session = device.activeSessionId ? activeSessions.get(device.activeSessionId) : undefined;
     // Set by the newest in-order location; a device with none keeps its row as it was.
     let lastLocation: LastLocation | null = null;
+    let lastEvaluatedIso: string | null = null;
     for (const step of steps) {
       const { stored } = step;
       rows.locations.push(stored);
@@ -127,9 +128,11 @@ export function buildRows(
       if (!stored.outOfOrder) {
         lastLocation = {
           point: pointOf(stored.lng, stored.lat),
-          timestamp: stored.recordedAt.toISOString(),
+          timestamp: stored.recordedAtIso,
           accuracy: stored.accuracy,
         };
+        // In order means no older than the cursor's time: the newest one is the cursor's time.
+        lastEvaluatedIso = stored.recordedAtIso;
       }
       if (session) {
         recordSessionStep(session, {
@@ -149,7 +152,7 @@ export function buildRows(
         id: device.id,
         lastLocation,
         lastSeenAt: now,
-        lastEvaluatedAt: cursor.lastEvaluatedAt,
+        lastEvaluatedAt: lastEvaluatedIso,
         insideGeofenceIds: cursor.insideIds,
       });
     }
@@ -197,6 +200,7 @@ function storedLocation(
     altitude: l.altitude,
     metadata: l.metadata,
     recordedAt: l.recordedAt,
+    recordedAtIso: l.recordedAtIso,
     receivedAt,
     outOfOrder,
   };

@@ -5,6 +5,7 @@
  * endpoint answers them as a schema failure and the batch reports them per item.
  */
 import type { ValidationIssue } from '../http/validation-errors.ts';
+import { isoText } from '../shared/iso-time.ts';
 
 /** The location fields after schema validation (both endpoints share them). */
 export interface LocationFields {
@@ -23,6 +24,8 @@ export interface ParsedLocation {
   lat: number;
   /** The location's own time; the receive time when the client sent none. */
   recordedAt: Date;
+  /** `recordedAt` as ISO 8601 text, made once (shared/iso-time.ts): it is written several times. */
+  recordedAtIso: string;
   accuracy: number | null;
   speed: number | null;
   heading: number | null;
@@ -52,11 +55,15 @@ function rangeIssues(
   }
 }
 
-/** `prefix` is where the fields sit in the request, e.g. `['body']` or `['body', 'locations', 3]`. */
+/**
+ * `prefix` is where the fields sit in the request, e.g. `['body']` or `['body', 'locations', 3]`.
+ * `receivedIso` is `receivedAt` as ISO text when the caller has it (a batch makes it once).
+ */
 export function parseLocation(
   fields: LocationFields,
   receivedAt: Date,
   prefix: Array<string | number>,
+  receivedIso?: string,
 ): ParseResult {
   const issues: ValidationIssue[] = [];
   let position: number[] | undefined;
@@ -83,6 +90,7 @@ export function parseLocation(
     rangeIssues(lat, -90, 90, [...positionLoc, 1], issues);
   }
   let recordedAt = receivedAt;
+  let recordedAtIso: string | undefined;
   if (typeof fields.timestamp === 'string') {
     recordedAt = new Date(fields.timestamp);
     if (Number.isNaN(recordedAt.getTime())) {
@@ -100,12 +108,14 @@ export function parseLocation(
     }
   }
   if (issues.length > 0) return { ok: false, issues };
+  if (typeof fields.timestamp === 'string') recordedAtIso = isoText(fields.timestamp, recordedAt);
   return {
     ok: true,
     location: {
       lng,
       lat,
       recordedAt,
+      recordedAtIso: recordedAtIso ?? receivedIso ?? receivedAt.toISOString(),
       accuracy: fields.accuracy ?? null,
       speed: fields.speed ?? null,
       heading: fields.heading ?? null,

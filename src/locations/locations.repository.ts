@@ -1,7 +1,7 @@
 /** SQL for stored locations; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import { type BulkColumn, insertRows, type StatementRunner } from '../db/bulk.ts';
-import { fromJson, json, toBool, toDate } from '../db/columns.ts';
+import { fromJson, json, toBool, toDate, toIso } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Executor } from '../db/transaction.ts';
@@ -20,6 +20,8 @@ export interface StoredLocation {
   altitude: number | null;
   metadata: Record<string, unknown>;
   recordedAt: Date;
+  /** `recordedAt` as ISO 8601 text (what is stored and answered). */
+  recordedAtIso: string;
   receivedAt: Date;
   outOfOrder: boolean;
 }
@@ -66,6 +68,8 @@ function toLocation(row: LocationRow): StoredLocation {
     altitude: row.altitude,
     metadata: fromJson<Record<string, unknown>>(row.metadata),
     recordedAt: toDate(row.recorded_at),
+    // SQLite keeps the ISO text it was given; PostgreSQL answers a Date.
+    recordedAtIso: toIso(row.recorded_at),
     receivedAt: toDate(row.received_at),
     outOfOrder: toBool(row.out_of_order),
   };
@@ -111,7 +115,7 @@ export async function insertLocations(
       l.heading,
       l.altitude,
       json(l.metadata),
-      l.recordedAt,
+      l.recordedAtIso,
       l.receivedAt,
       l.outOfOrder,
     ]),

@@ -141,7 +141,7 @@ export function locationOut(l: StoredLocation) {
     device_id: l.deviceId,
     session_id: l.sessionId,
     point: pointOf(l.lng, l.lat),
-    timestamp: l.recordedAt.toISOString(),
+    timestamp: l.recordedAtIso,
     accuracy: l.accuracy,
     speed: l.speed,
     heading: l.heading,

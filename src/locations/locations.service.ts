@@ -53,6 +53,7 @@ export async function recordBatch(
   rejected: BatchRejection[],
 ): Promise<BatchResult> {
   const receivedAt = ctx.clock.now();
+  const receivedIso = receivedAt.toISOString();
   const valid: Array<{ index: number; item: BatchItem; location: IngestItem['location'] }> = [];
   for (const { index, item } of items) {
     const prefix = ['body', 'locations', index];
@@ -73,7 +74,7 @@ export async function recordBatch(
       });
       continue;
     }
-    const parsed = parseLocation(item, receivedAt, prefix);
+    const parsed = parseLocation(item, receivedAt, prefix, receivedIso);
     if (!parsed.ok) rejected.push({ index, detail: parsed.issues });
     else valid.push({ index, item, location: parsed.location });
   }

@@ -16,6 +16,7 @@ const location = (lng: number): ParsedLocation => ({
   lng,
   lat: 0,
   recordedAt: new Date(0),
+  recordedAtIso: new Date(0).toISOString(),
   accuracy: null,
   speed: null,
   heading: null,
