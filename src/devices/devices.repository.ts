@@ -165,7 +165,7 @@ export async function findIdByExternalId(
 /**
  * external id → device id for those of `externalIds` that exist. Hand-written like `lockDevices`
  * (a batch resolves up to 1,000 external ids: the query builder's nodes for them cost more than
- * the query); PostgreSQL gets the ids as one array parameter.
+ * the query); PostgreSQL gets the ids as one JSON parameter (see db/bulk.ts).
  */
 export async function idsByExternalIds(
   db: Executor,
@@ -178,8 +178,8 @@ export async function idsByExternalIds(
   const query =
     capabilities.dialect === 'postgres'
       ? CompiledQuery.raw(
-          'select id, external_id from devices where workspace_id = $1 and external_id = any($2::text[])',
-          [workspaceId, externalIds],
+          'select id, external_id from devices where workspace_id = $1 and external_id = any(array(select jsonb_array_elements_text($2::jsonb)))',
+          [workspaceId, JSON.stringify(externalIds)],
         )
       : CompiledQuery.raw(
           `select id, external_id from devices where workspace_id = ? and external_id in (${externalIds.map(() => '?').join(', ')})`,

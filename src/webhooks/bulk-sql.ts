@@ -2,17 +2,17 @@
  * Many-row statements of the delivery engine that `src/db/bulk.ts` does not cover: updates of rows
  * of many workspaces matched by id (optionally only while a lease is held, with the ids that
  * matched returned), and inserts that skip conflicting rows, built from bulk.ts's pieces: multi-row
- * `VALUES` on SQLite, one typed array per column through `unnest(…)` on PostgreSQL.
+ * `VALUES` on SQLite, the rows as one JSON parameter on PostgreSQL (`rowsSourceOf`).
  */
 import { CompiledQuery } from 'kysely';
 import {
   type BulkColumn,
   type BulkColumnType,
   chunks,
-  columnArrays,
+  jsonRows,
   quote,
   rowsPerChunk,
-  unnestOf,
+  rowsSourceOf,
   valuesList,
 } from '../db/bulk.ts';
 import type { DialectCapabilities } from '../db/database.ts';
@@ -43,12 +43,12 @@ export async function updateById(
   if (capabilities.dialect === 'postgres') {
     const names = Array.from({ length: width }, (_v, i) => `column${i + 1}`).join(', ');
     const types: BulkColumnType[] = ['text', ...options.columns.map((c) => c.type)];
-    const source = unnestOf(capabilities, types);
+    const source = rowsSourceOf(capabilities, types);
     const text =
       `update ${table} set ${set} from ${source} as v(${names}) where ${table}."id" = v.column1` +
-      (options.guard ? `${guard}$${width + 1}` : '') +
+      (options.guard ? `${guard}$2` : '') +
       ` returning ${table}."id"`;
-    const params: unknown[] = columnArrays(options.rows, width);
+    const params: unknown[] = [jsonRows(options.rows)];
     if (options.guard) params.push(options.guard.value);
     const result = await db.executeQuery<{ id: string }>(CompiledQuery.raw(text, params));
     for (const row of result.rows) updated.push(row.id);
@@ -79,13 +79,11 @@ export async function insertIgnoringConflicts(
   const head = `insert into ${quote(table)} (${columns.map((c) => quote(c.name)).join(', ')}) `;
   const tail = ` on conflict ${conflictTarget} do nothing`;
   if (capabilities.dialect === 'postgres') {
-    const source = unnestOf(
+    const source = rowsSourceOf(
       capabilities,
       columns.map((c) => c.type),
     );
-    await db.executeQuery(
-      CompiledQuery.raw(`${head}select * from ${source}${tail}`, columnArrays(rows, columns.length)),
-    );
+    await db.executeQuery(CompiledQuery.raw(`${head}select * from ${source} as v${tail}`, [jsonRows(rows)]));
     return;
   }
   for (const part of chunks(rows, rowsPerChunk(columns.length))) {
