@@ -55,12 +55,6 @@ export interface Config {
   webhookLeaseMarginMs: number;
   /** How often idle workers look for other nodes' events and due retries (WEBHOOK_POLL_INTERVAL, default 1s). */
   webhookPollMs: number;
-  /**
-   * Shortest time between two outbox dispatch runs of one process (OUTBOX_DISPATCH_INTERVAL,
-   * default 25ms): under load every ingestion commit wakes the dispatcher, and spacing the runs lets
-   * each take many commits' events in one transaction. An idle dispatcher starts at once.
-   */
-  outboxDispatchIntervalMs: number;
   /** Delivery attempts in flight per worker at most (WEBHOOK_CONCURRENCY, default 256). */
   webhookConcurrency: number;
 }
@@ -206,7 +200,6 @@ export function loadConfig(env: Env = process.env): Config {
     runWorker: bool('RUN_WORKER', true),
     webhookLeaseMarginMs: durationMs('WEBHOOK_LEASE_MARGIN', 30_000),
     webhookPollMs: durationMs('WEBHOOK_POLL_INTERVAL', 1000),
-    outboxDispatchIntervalMs: durationMs('OUTBOX_DISPATCH_INTERVAL', 25),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', 256, 1, 10_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);

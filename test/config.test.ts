@@ -47,13 +47,6 @@ describe('configuration (contract §0)', () => {
     });
   });
 
-  test('OUTBOX_DISPATCH_INTERVAL: a duration, 25 ms by default', () => {
-    assert.equal(loadConfig({}).outboxDispatchIntervalMs, 25);
-    assert.equal(loadConfig({ OUTBOX_DISPATCH_INTERVAL: '1ms' }).outboxDispatchIntervalMs, 1);
-    assert.equal(loadConfig({ OUTBOX_DISPATCH_INTERVAL: '2s' }).outboxDispatchIntervalMs, 2000);
-    assert.throws(() => loadConfig({ OUTBOX_DISPATCH_INTERVAL: 'often' }), /OUTBOX_DISPATCH_INTERVAL/);
-  });
-
   test('retry schedule and rate rules parse', () => {
     assert.deepEqual(
       loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1s,1s,2m,1h' }).webhookRetryScheduleMs,

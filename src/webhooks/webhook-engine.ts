@@ -3,7 +3,6 @@
  * from the composition root. The server runs it in-process (unless RUN_WORKER=false); `src/worker.ts`
  * runs it alone to scale delivery out. Several engines on one database cooperate (ADR 010).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
@@ -60,12 +59,9 @@ export function startWebhookEngine(deps: Deps): WebhookEngine {
   const worker = createDeliveryWorker(deps, dispatcher);
   const { signals } = deps;
   const pollMs = deps.config.webhookPollMs;
-  const intervalMs = deps.config.outboxDispatchIntervalMs;
   let stopping = false;
-  const stop = new AbortController();
   const dispatching = (async () => {
     while (!stopping) {
-      const started = performance.now();
       try {
         const created = await drainOutbox(deps);
         if (created > 0) signals.deliveries.notify();
@@ -74,10 +70,6 @@ export function startWebhookEngine(deps: Deps): WebhookEngine {
       }
       // Woken by this node's ingestions; other nodes' events are found by the poll.
       if (!stopping) await signals.outbox.wait(pollMs);
-      // Under load every commit wakes the loop at once: runs at least intervalMs apart each take
-      // many commits' events in one transaction (ADR 010). After an idle wait there is nothing left.
-      const left = intervalMs - (performance.now() - started);
-      if (!stopping && left > 0) await pause(left, stop.signal);
     }
   })();
   worker.start(signals.deliveries, pollMs);
@@ -85,16 +77,10 @@ export function startWebhookEngine(deps: Deps): WebhookEngine {
     worker,
     stop: async () => {
       stopping = true;
-      stop.abort();
       signals.outbox.notify();
       await dispatching;
       await worker.stop();
       await dispatcher.close();
     },
   };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return sleep(ms, undefined, { signal }).catch(() => undefined);
 }
