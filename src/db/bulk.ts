@@ -98,17 +98,13 @@ export function jsonRows(rows: ReadonlyArray<readonly unknown[]>): string {
 }
 
 /**
- * PostgreSQL: `(select (r->>0)::t1 as column1, … from jsonb_array_elements($n::jsonb) as r)`, the
+ * PostgreSQL: `(select (r->>0)::t1 as column1, … from jsonb_array_elements($1::jsonb) as r)`, the
  * rows of `jsonRows` as typed columns `column1…`. A number goes through its JSON text, which is
  * the shortest text that reads back as the same double, so values come back exactly.
  */
-export function rowsSourceOf(
-  capabilities: DialectCapabilities,
-  types: readonly BulkColumnType[],
-  parameter = 1,
-): string {
+export function rowsSourceOf(capabilities: DialectCapabilities, types: readonly BulkColumnType[]): string {
   const columns = types.map((t, i) => `(r->>${i})::${sqlType(capabilities, t)} as column${i + 1}`).join(', ');
-  return `(select ${columns} from jsonb_array_elements($${parameter}::jsonb) as r)`;
+  return `(select ${columns} from jsonb_array_elements($1::jsonb) as r)`;
 }
 
 /**
