@@ -76,25 +76,32 @@ export interface BulkColumn {
  * their storage module made, and are parsed by the cast.
  */
 export function jsonRows(rows: ReadonlyArray<readonly unknown[]>): string {
-  // A column's rows often share one Date (a batch's received_at, its devices' last_seen_at), and
-  // JSON.stringify would call its toJSON for every row: its ISO text is made once per column.
-  let out: unknown[][] | undefined;
-  const lastDates: Array<Date | undefined> = [];
-  const lastIsos: string[] = [];
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r] as readonly unknown[];
-    for (let c = 0; c < row.length; c++) {
-      const value = row[c];
-      if (!(value instanceof Date)) continue;
-      if (value !== lastDates[c]) {
-        lastDates[c] = value;
-        lastIsos[c] = value.toISOString();
-      }
-      out ??= rows.map((x) => [...x]);
-      (out[r] as unknown[])[c] = lastIsos[c];
+  // Dates are printed here rather than by JSON.stringify, which would call toJSON for every row.
+  const iso = columnIsoText();
+  return JSON.stringify(
+    rows.map((row) => row.map((value, c) => (value instanceof Date ? iso(c, value) : value))),
+  );
+}
+
+/**
+ * A Date's ISO text by column, for one statement's rows. A column's rows often share one Date
+ * object (a batch's received_at, its devices' last_seen_at): its text is made once, not per row.
+ */
+function columnIsoText(): (column: number, date: Date) => string {
+  const dates: Array<Date | undefined> = [];
+  const texts: string[] = [];
+  return (column, date) => {
+    if (date !== dates[column]) {
+      dates[column] = date;
+      texts[column] = date.toISOString();
     }
-  }
-  return JSON.stringify(out ?? rows);
+    return texts[column] as string;
+  };
+}
+
+/** PostgreSQL: the text values of a JSON array parameter (`JSON.stringify` of a string list) as an array. */
+export function jsonTextArray(parameter: number): string {
+  return `array(select jsonb_array_elements_text($${parameter}::jsonb))`;
 }
 
 /**
@@ -140,21 +147,13 @@ export async function insertRows(
  */
 function flatBindable(rows: ReadonlyArray<readonly unknown[]>, extra?: unknown): unknown[] {
   const out: unknown[] = [];
-  // A column's rows often share one Date object (a batch's received_at, its devices'
-  // last_seen_at): its ISO text is made once per column and statement, not once per row.
-  const lastDates: Array<Date | undefined> = [];
-  const lastIsos: string[] = [];
+  const iso = columnIsoText();
   for (const row of rows) {
     for (let c = 0; c < row.length; c++) {
       const value = row[c];
       if (typeof value === 'string' || typeof value === 'number') out.push(value);
-      else if (value instanceof Date) {
-        if (value !== lastDates[c]) {
-          lastDates[c] = value;
-          lastIsos[c] = value.toISOString();
-        }
-        out.push(lastIsos[c]);
-      } else out.push(toSqliteValue(value));
+      else if (value instanceof Date) out.push(iso(c, value));
+      else out.push(toSqliteValue(value));
     }
   }
   if (extra !== undefined) out.push(extra);

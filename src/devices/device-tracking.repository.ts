@@ -3,7 +3,7 @@
  * state they write back. Scoped by workspace like every device query.
  */
 import { CompiledQuery, type Selectable } from 'kysely';
-import { type StatementRunner, updateFromValues } from '../db/bulk.ts';
+import { jsonTextArray, type StatementRunner, updateFromValues } from '../db/bulk.ts';
 import { fromJson, json, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
@@ -49,7 +49,7 @@ export async function lockDevices(
   const columns = 'id, user_id, last_evaluated_at, inside_geofence_ids, active_session_id';
   const filter =
     capabilities.dialect === 'postgres'
-      ? `id = any(array(select jsonb_array_elements_text($1::jsonb))) and workspace_id = $2`
+      ? `id = any(${jsonTextArray(1)}) and workspace_id = $2`
       : `id in (${sorted.map(() => '?').join(', ')}) and workspace_id || '' = ?`;
   const parameters =
     capabilities.dialect === 'postgres' ? [JSON.stringify(sorted), workspaceId] : [...sorted, workspaceId];

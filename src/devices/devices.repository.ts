@@ -7,6 +7,7 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
+import { jsonTextArray } from '../db/bulk.ts';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
@@ -178,7 +179,7 @@ export async function idsByExternalIds(
   const query =
     capabilities.dialect === 'postgres'
       ? CompiledQuery.raw(
-          'select id, external_id from devices where workspace_id = $1 and external_id = any(array(select jsonb_array_elements_text($2::jsonb)))',
+          `select id, external_id from devices where workspace_id = $1 and external_id = any(${jsonTextArray(2)})`,
           [workspaceId, JSON.stringify(externalIds)],
         )
       : CompiledQuery.raw(

@@ -21,17 +21,6 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
 
-/** A plan's limit as header text, made once per distinct limit (plans have a handful). */
-const limitTexts = new Map<number, string>();
-function limitText(limit: number): string {
-  let text = limitTexts.get(limit);
-  if (text === undefined) {
-    text = String(limit);
-    if (limitTexts.size < 1000) limitTexts.set(limit, text);
-  }
-  return text;
-}
-
 export function apiKeyWindowKey(apiKeyId: string): string {
   return `api:${apiKeyId}`;
 }
@@ -88,7 +77,7 @@ export class ApiKeyRateLimit {
     // Lower-case names and string values: Fastify lower-cases every name it is given and Node
     // validates every value as text, which for three mixed-case names and numeric values cost
     // about 3 µs a request, the largest item an API key adds to a request (ADR 012).
-    reply.header('x-ratelimit-limit', limitText(limit));
+    reply.header('x-ratelimit-limit', String(limit));
     reply.header('x-ratelimit-remaining', String(Math.max(0, limit - decision.count)));
     reply.header('x-ratelimit-reset', String(resetSeconds));
     if (!decision.allowed) {

@@ -114,7 +114,6 @@ export function buildRows(
     const session = device.activeSessionId ? activeSessions.get(device.activeSessionId) : undefined;
     // Set by the newest in-order location; a device with none keeps its row as it was.
     let lastLocation: LastLocation | null = null;
-    let lastEvaluatedIso: string | null = null;
     for (const step of steps) {
       const { stored } = step;
       rows.locations.push(stored);
@@ -131,8 +130,6 @@ export function buildRows(
           timestamp: stored.recordedAtIso,
           accuracy: stored.accuracy,
         };
-        // In order means no older than the cursor's time: the newest one is the cursor's time.
-        lastEvaluatedIso = stored.recordedAtIso;
       }
       if (session) {
         recordSessionStep(session, {
@@ -152,7 +149,8 @@ export function buildRows(
         id: device.id,
         lastLocation,
         lastSeenAt: now,
-        lastEvaluatedAt: lastEvaluatedIso,
+        // In order means no older than the cursor's time: the newest such location's is the cursor's.
+        lastEvaluatedAt: lastLocation.timestamp,
         insideGeofenceIds: cursor.insideIds,
       });
     }

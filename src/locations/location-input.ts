@@ -90,7 +90,6 @@ export function parseLocation(
     rangeIssues(lat, -90, 90, [...positionLoc, 1], issues);
   }
   let recordedAt = receivedAt;
-  let recordedAtIso: string | undefined;
   if (typeof fields.timestamp === 'string') {
     recordedAt = new Date(fields.timestamp);
     if (Number.isNaN(recordedAt.getTime())) {
@@ -108,14 +107,17 @@ export function parseLocation(
     }
   }
   if (issues.length > 0) return { ok: false, issues };
-  if (typeof fields.timestamp === 'string') recordedAtIso = isoText(fields.timestamp, recordedAt);
+  const recordedAtIso =
+    typeof fields.timestamp === 'string'
+      ? isoText(fields.timestamp, recordedAt)
+      : (receivedIso ?? receivedAt.toISOString());
   return {
     ok: true,
     location: {
       lng,
       lat,
       recordedAt,
-      recordedAtIso: recordedAtIso ?? receivedIso ?? receivedAt.toISOString(),
+      recordedAtIso,
       accuracy: fields.accuracy ?? null,
       speed: fields.speed ?? null,
       heading: fields.heading ?? null,
