@@ -11,7 +11,10 @@
  * index `locations_device_recorded_idx`, so that the index's share is measured, not guessed. With
  * many more devices than a batch names, each location's index entry lands on a different leaf
  * page, and each such page is one more WAL frame at commit.
- * Usage: npm run bench:storage [-- --batches 150 --devices 10000]
+ *
+ * `--history N` first stores N older locations (spread over the devices, untimed), so the cost can
+ * be compared at the table sizes a deployment reaches (ADR 008, session 5: it grows with them).
+ * Usage: npm run bench:storage [-- --batches 150 --devices 10000 --history 0]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,10 +32,12 @@ const { values } = parseArgs({
   options: {
     batches: { type: 'string', default: '150' },
     devices: { type: 'string', default: '10000' },
+    history: { type: 'string', default: '0' },
   },
 });
 const BATCHES = Number(values.batches);
 const DEVICES = Number(values.devices);
+const HISTORY = Number(values.history);
 const PER_BATCH = 1000;
 const WARMUP = Math.ceil(BATCHES / 3);
 
@@ -97,7 +102,39 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
       }
     });
 
+    // Older history first, one device after another per chunk as batches would write it.
     const t0 = Date.parse('2026-01-01T00:00:00Z');
+    const historyStart = t0 - HISTORY * 1000;
+    for (let n = 0; n < HISTORY; n += 5000) {
+      const count = Math.min(5000, HISTORY - n);
+      await withTransaction(db, (trx) =>
+        insertLocations(
+          trx,
+          capabilities,
+          Array.from({ length: count }, (_, i) => {
+            const k = n + i;
+            const recordedAt = new Date(historyStart + k * 1000);
+            return {
+              id: uuidv7(),
+              workspaceId,
+              deviceId: deviceIds[k % DEVICES] as string,
+              sessionId: null,
+              lng: 13 + (k % 100) / 1000,
+              lat: 52,
+              accuracy: 5,
+              speed: null,
+              heading: null,
+              altitude: null,
+              metadata: {},
+              recordedAt,
+              recordedAtIso: recordedAt.toISOString(),
+              receivedAt: recordedAt,
+              outOfOrder: false,
+            };
+          }),
+        ),
+      );
+    }
     const pieces: Piece[] = [];
     for (let b = 0; b < BATCHES; b++) {
       const recordedAt = new Date(t0 + b * 1000);
@@ -183,7 +220,7 @@ const withoutIndex = await run(false);
 const line = (name: string, p: Piece & { total: number }) =>
   `${name.padEnd(24)} read ${p.read} · insert ${p.insert} · device update ${p.update} · commit ${p.commit} → ${p.total} ms CPU per 1,000 (ceiling ${Math.round(1_000_000 / p.total)} locations/s from storage alone)`;
 console.log(
-  `bench:storage — SQLite, ${DEVICES} devices, ${BATCHES} batches of ${PER_BATCH} (first ${WARMUP} untimed); main-thread CPU, averages`,
+  `bench:storage — SQLite, ${DEVICES} devices, ${HISTORY} stored locations before, ${BATCHES} batches of ${PER_BATCH} (first ${WARMUP} untimed); main-thread CPU, averages`,
 );
 console.log(line('schema as it is', full));
 console.log(line('without device index', withoutIndex));
@@ -195,6 +232,7 @@ console.log(
   JSON.stringify({
     bench: 'storage',
     devices: DEVICES,
+    history: HISTORY,
     batches: BATCHES,
     full_ms_per_1000: full,
     without_device_index_ms_per_1000: withoutIndex,
