@@ -12,6 +12,7 @@
  */
 import { CompiledQuery, type QueryResult } from 'kysely';
 import type { StatementRunner } from './bulk.ts';
+import { sendWithCommit } from './postgres-driver.ts';
 
 export class CombinedWrites implements StatementRunner {
   readonly #queries: CompiledQuery[] = [];
@@ -35,9 +36,12 @@ export class CombinedWrites implements StatementRunner {
     return CompiledQuery.raw(`with ${branches.join(', ')} select 1`, parameters);
   }
 
-  /** Runs the collected statements on `db` in one round trip. */
+  /**
+   * Runs the collected statements on `db` in one round trip, which the PostgreSQL driver shares
+   * with the COMMIT when nothing else follows in the transaction (postgres-driver.ts).
+   */
   async flush(db: StatementRunner): Promise<void> {
     const query = this.combined();
-    if (query) await db.executeQuery(query);
+    if (query) await db.executeQuery(sendWithCommit(query));
   }
 }

@@ -5,10 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseTarget } from '../config.ts';
+import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
@@ -103,7 +104,7 @@ export function openDatabase(target: DatabaseTarget, options: OpenDatabaseOption
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new PipelinedPostgresDialect(pool) });
   return {
     db,
     capabilities: CAPABILITIES.postgres,
