@@ -48,6 +48,34 @@ interface Piece {
   commit: number;
 }
 
+/** A stored location as ingestion writes it; `k` spreads the longitudes. */
+function locationRow(
+  workspaceId: string,
+  deviceId: string,
+  k: number,
+  lat: number,
+  recordedAt: Date,
+  receivedAt: Date,
+): StoredLocation {
+  return {
+    id: uuidv7(),
+    workspaceId,
+    deviceId,
+    sessionId: null,
+    lng: 13 + (k % 100) / 1000,
+    lat,
+    accuracy: 5,
+    speed: null,
+    heading: null,
+    altitude: null,
+    metadata: {},
+    recordedAt,
+    recordedAtIso: recordedAt.toISOString(),
+    receivedAt,
+    outOfOrder: false,
+  };
+}
+
 /** Milliseconds of this thread's CPU time (user + system). */
 function threadCpuMs(): number {
   const { user, system } = process.threadCpuUsage();
@@ -114,23 +142,7 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
           Array.from({ length: count }, (_, i) => {
             const k = n + i;
             const recordedAt = new Date(historyStart + k * 1000);
-            return {
-              id: uuidv7(),
-              workspaceId,
-              deviceId: deviceIds[k % DEVICES] as string,
-              sessionId: null,
-              lng: 13 + (k % 100) / 1000,
-              lat: 52,
-              accuracy: 5,
-              speed: null,
-              heading: null,
-              altitude: null,
-              metadata: {},
-              recordedAt,
-              recordedAtIso: recordedAt.toISOString(),
-              receivedAt: recordedAt,
-              outOfOrder: false,
-            };
+            return locationRow(workspaceId, deviceIds[k % DEVICES] as string, k, 52, recordedAt, recordedAt);
           }),
         ),
       );
@@ -154,23 +166,9 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
         lap(); // BEGIN is counted with the commit below
         const states = await lockDevices(trx, capabilities, workspaceId, ids);
         piece.read = lap();
-        const locations: StoredLocation[] = ids.map((deviceId, i) => ({
-          id: uuidv7(),
-          workspaceId,
-          deviceId,
-          sessionId: null,
-          lng: 13 + (i % 100) / 1000,
-          lat: 52 + b / 10_000,
-          accuracy: 5,
-          speed: null,
-          heading: null,
-          altitude: null,
-          metadata: {},
-          recordedAt,
-          recordedAtIso,
-          receivedAt,
-          outOfOrder: false,
-        }));
+        const locations = ids.map((deviceId, i) =>
+          locationRow(workspaceId, deviceId, i, 52 + b / 10_000, recordedAt, receivedAt),
+        );
         lap(); // building the rows is not storage
         await insertLocations(trx, capabilities, locations);
         piece.insert = lap();
