@@ -97,5 +97,9 @@ export async function ingestLocations(
       eventsByRef: rows.eventsByRef,
       events: rows.events,
     };
-  }).finally(() => ctx.afterCommit?.());
+  }).then((result) => {
+    // Only events put rows in the outbox: a commit without any leaves the dispatcher asleep.
+    if (result.events.length > 0) ctx.afterCommit?.();
+    return result;
+  });
 }

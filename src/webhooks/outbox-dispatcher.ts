@@ -8,6 +8,7 @@
 import { type SqlBool, sql } from 'kysely';
 import { fromJson, toBool } from '../db/columns.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
+import { sendWithCommit } from '../db/postgres-driver.ts';
 import { type Executor, withTransaction } from '../db/transaction.ts';
 import { findEventsByIds, type GeofenceEvent } from '../events/events.repository.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -91,7 +92,8 @@ export async function dispatchOutbox(
       deliveries,
       `("event_row_id", "webhook_id") where origin = 'subscription'`,
     );
-    await trx
+    // The transaction's last statement: on PostgreSQL it travels with the COMMIT.
+    const markDispatched = trx
       .updateTable('event_outbox')
       .set({ dispatched_at: now })
       .where(
@@ -99,7 +101,8 @@ export async function dispatchOutbox(
         'in',
         rows.map((r) => r.id),
       )
-      .execute();
+      .compile();
+    await trx.executeQuery(sendWithCommit(markDispatched));
     return { rows: rows.length, deliveries: deliveries.length };
   });
 }

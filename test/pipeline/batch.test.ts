@@ -227,4 +227,22 @@ describe('batch ingestion', () => {
       assert.deepEqual(d.inside_geofence_ids, (k + 200) % 2 === 0 ? [fenceId] : []);
     }
   });
+
+  test('the outbox dispatcher is woken by a commit that stored events, not by one without', async () => {
+    let wakes = 0;
+    const unsubscribe = t.deps.signals.outbox.subscribe(() => {
+      wakes++;
+    });
+    try {
+      const device = await createDevice(t, jwt);
+      const outside = { device_id: device.id, coordinates: [1, 1], timestamp: at(0) };
+      assert.equal((await batch([outside])).events.length, 0);
+      assert.equal(wakes, 0);
+      const inside = { device_id: device.id, coordinates: [2.005, 2.005], timestamp: at(1) };
+      assert.equal((await batch([inside])).events.length, 1);
+      assert.equal(wakes, 1);
+    } finally {
+      unsubscribe();
+    }
+  });
 });
