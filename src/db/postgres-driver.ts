@@ -145,13 +145,14 @@ class PipelinedConnection implements DatabaseConnection {
     this.inTransaction = false;
     this.withCommit = undefined;
     if (last === 'rollback') {
+      // Nothing reached the server if BEGIN never did; a held write is simply dropped.
       if (begun) await this.client.query('rollback');
       return;
     }
-    const parts = [...(begun ? [] : ['begin']), ...(pending === undefined ? [] : [pending])];
     // A transaction that never sent a statement has nothing to commit.
     if (!begun && pending === undefined) return;
-    await this.client.query([...parts, 'commit'].join('; '));
+    const parts = [...(begun ? [] : ['begin']), ...(pending === undefined ? [] : [pending]), 'commit'];
+    await this.client.query(parts.join('; '));
   }
 }
 
