@@ -156,8 +156,10 @@ class PipelinedConnection implements DatabaseConnection {
   }
 }
 
-function isPipelined(connection: DatabaseConnection): connection is PipelinedConnection {
-  return connection instanceof PipelinedConnection;
+/** Kysely hands the driver only the connections it acquired from it. */
+function own(connection: DatabaseConnection): PipelinedConnection {
+  if (!(connection instanceof PipelinedConnection)) throw new Error('not a connection of this driver');
+  return connection;
 }
 
 class PipelinedPostgresDriver implements Driver {
@@ -174,30 +176,30 @@ class PipelinedPostgresDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    if (!isPipelined(connection)) throw new Error('not a connection of this driver');
-    connection.inTransaction = true;
+    const pipelined = own(connection);
+    pipelined.inTransaction = true;
     if (settings.isolationLevel || settings.accessMode) {
       // Not used by this service; sent as its own statement like Kysely does.
       const modes = [
         ...(settings.isolationLevel ? [`isolation level ${settings.isolationLevel}`] : []),
         ...(settings.accessMode ? [settings.accessMode] : []),
       ];
-      await connection.client.query(`start transaction ${modes.join(', ')}`);
+      await pipelined.client.query(`start transaction ${modes.join(', ')}`);
       return;
     }
-    connection.beginPending = true;
+    pipelined.beginPending = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    if (isPipelined(connection)) await connection.finish('commit');
+    await own(connection).finish('commit');
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if (isPipelined(connection)) await connection.finish('rollback');
+    await own(connection).finish('rollback');
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    if (isPipelined(connection)) connection.client.release();
+    own(connection).client.release();
   }
 
   async destroy(): Promise<void> {
