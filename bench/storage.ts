@@ -14,7 +14,13 @@
  *
  * `--history N` first stores N older locations (spread over the devices, untimed), so the cost can
  * be compared at the table sizes a deployment reaches (ADR 008, session 5: it grows with them).
- * Usage: npm run bench:storage [-- --batches 150 --devices 10000 --history 0]
+ *
+ * `--pick random` names distinct devices drawn at random in each batch instead of a run of
+ * consecutive ones (INGEST-10K's batches name devices created one after another, whose index
+ * entries sit side by side; real traffic does not). `--per-batch N` sets the locations per
+ * transaction: 48 with `--devices 200` is the shape of bench:ingest's single-POST groups (ADR 008,
+ * session 6). Figures stay per 1,000 locations.
+ * Usage: npm run bench:storage [-- --batches 150 --devices 10000 --history 0 --pick consecutive --per-batch 1000]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,12 +39,17 @@ const { values } = parseArgs({
     batches: { type: 'string', default: '150' },
     devices: { type: 'string', default: '10000' },
     history: { type: 'string', default: '0' },
+    pick: { type: 'string', default: 'consecutive' },
+    'per-batch': { type: 'string', default: '1000' },
   },
 });
+if (values.pick !== 'consecutive' && values.pick !== 'random')
+  throw new Error('--pick: consecutive or random');
 const BATCHES = Number(values.batches);
 const DEVICES = Number(values.devices);
 const HISTORY = Number(values.history);
-const PER_BATCH = 1000;
+const PER_BATCH = Number(values['per-batch']);
+const RANDOM = values.pick === 'random';
 const WARMUP = Math.ceil(BATCHES / 3);
 
 interface Piece {
@@ -74,6 +85,21 @@ function locationRow(
     receivedAt,
     outOfOrder: false,
   };
+}
+
+/** Batch b's run of consecutive devices (wrapping around). */
+function consecutiveDevices(deviceIds: readonly string[], b: number): string[] {
+  return Array.from({ length: PER_BATCH }, (_, i) => deviceIds[(b * PER_BATCH + i) % DEVICES] as string);
+}
+
+/** `count` distinct devices drawn at random (a partial Fisher–Yates shuffle). */
+function randomDevices(deviceIds: readonly string[], count: number): string[] {
+  const pool = [...deviceIds];
+  for (let i = 0; i < count; i++) {
+    const j = i + Math.floor(Math.random() * (pool.length - i));
+    [pool[i], pool[j]] = [pool[j] as string, pool[i] as string];
+  }
+  return pool.slice(0, count);
 }
 
 /** Milliseconds of this thread's CPU time (user + system). */
@@ -152,8 +178,7 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
       const recordedAt = new Date(t0 + b * 1000);
       const recordedAtIso = recordedAt.toISOString();
       const receivedAt = new Date();
-      const first = (b * PER_BATCH) % DEVICES;
-      const ids = deviceIds.slice(first, first + PER_BATCH);
+      const ids = RANDOM ? randomDevices(deviceIds, PER_BATCH) : consecutiveDevices(deviceIds, b);
       const piece: Piece = { read: 0, insert: 0, update: 0, commit: 0 };
       let mark = threadCpuMs();
       const lap = (): number => {
@@ -195,8 +220,9 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
     }
     // The thread's CPU clock ticks in milliseconds (jiffies): per-batch figures are quantised, so
     // the figure is the sum over the timed batches divided by their number.
+    const perThousand = 1000 / PER_BATCH;
     const mean = (key: keyof Piece) =>
-      Math.round((pieces.reduce((sum, p) => sum + p[key], 0) / pieces.length) * 100) / 100;
+      Math.round((pieces.reduce((sum, p) => sum + p[key], 0) / pieces.length) * perThousand * 100) / 100;
     const result = {
       read: mean('read'),
       insert: mean('insert'),
@@ -218,7 +244,7 @@ const withoutIndex = await run(false);
 const line = (name: string, p: Piece & { total: number }) =>
   `${name.padEnd(24)} read ${p.read} · insert ${p.insert} · device update ${p.update} · commit ${p.commit} → ${p.total} ms CPU per 1,000 (ceiling ${Math.round(1_000_000 / p.total)} locations/s from storage alone)`;
 console.log(
-  `bench:storage — SQLite, ${DEVICES} devices, ${HISTORY} stored locations before, ${BATCHES} batches of ${PER_BATCH} (first ${WARMUP} untimed); main-thread CPU, averages`,
+  `bench:storage — SQLite, ${DEVICES} devices, ${HISTORY} stored locations before, ${BATCHES} batches of ${PER_BATCH} ${RANDOM ? 'random' : 'consecutive'} devices (first ${WARMUP} untimed); main-thread CPU, averages per 1,000 locations`,
 );
 console.log(line('schema as it is', full));
 console.log(line('without device index', withoutIndex));
@@ -232,6 +258,8 @@ console.log(
     devices: DEVICES,
     history: HISTORY,
     batches: BATCHES,
+    per_batch: PER_BATCH,
+    pick: values.pick,
     full_ms_per_1000: full,
     without_device_index_ms_per_1000: withoutIndex,
     device_index_ms_per_1000: Math.round((full.total - withoutIndex.total) * 100) / 100,

@@ -96,12 +96,15 @@ const INSERT_COLUMNS: readonly BulkColumn[] = [
 
 /**
  * Inserts the events and one outbox row each (ADR 008). Callers run this inside the transaction
- * that stores the locations, so an event never exists without its outbox row.
+ * that stores the locations, so an event never exists without its outbox row. `dispatchedAt` is
+ * null for rows the dispatcher must fan out, or the time the caller found the workspace without a
+ * subscriber: such rows are dispatched already, to nobody (ADR 010, "Dispatch at ingestion").
  */
 export async function insertEventsWithOutbox(
   db: StatementRunner,
   capabilities: DialectCapabilities,
   events: readonly GeofenceEvent[],
+  dispatchedAt: Date | null,
 ): Promise<void> {
   if (events.length === 0) return;
   await insertRows(
@@ -138,7 +141,7 @@ export async function insertEventsWithOutbox(
       { name: 'created_at', type: 'timestamp' },
       { name: 'dispatched_at', type: 'timestamp' },
     ],
-    events.map((e) => [uuidv7(), e.workspaceId, e.id, e.createdAt, null]),
+    events.map((e) => [uuidv7(), e.workspaceId, e.id, e.createdAt, dispatchedAt]),
   );
 }
 

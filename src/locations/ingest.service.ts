@@ -26,6 +26,7 @@ import type { GeofenceIndexRegistry } from '../geofences/geofence-index-registry
 import type { Clock } from '../shared/clock.ts';
 import { saveSummaries, sessionsByIds } from '../tracking/sessions.repository.ts';
 import { addEventUsage, usagePeriod } from '../usage/usage.repository.ts';
+import { hasEnabledWebhook } from '../webhooks/webhooks.repository.ts';
 import type { ContainmentIndex } from './evaluate.ts';
 import { buildRows, type IngestItem, planDevices } from './ingest-plan.ts';
 import { insertLocations, type StoredLocation } from './locations.repository.ts';
@@ -84,22 +85,29 @@ export async function ingestLocations(
     // Write. The usage counter goes last: its rows are shared by the workspace's concurrent
     // ingestions, so their locks are held only until the commit that follows. On PostgreSQL the
     // writes are collected and sent as one statement (one round trip instead of up to six).
+    // Whether anyone subscribes is read here, under the transaction: events of a workspace without
+    // an enabled webhook are dispatched (to nobody) as they are stored, so the dispatcher has no
+    // transaction of its own to run for them (ADR 010, "Dispatch at ingestion").
+    const subscribed = rows.events.length > 0 && (await hasEnabledWebhook(trx, workspaceId));
     const writes = ctx.capabilities.dialect === 'postgres' ? new CombinedWrites() : trx;
     await insertLocations(writes, ctx.capabilities, rows.locations);
-    await insertEventsWithOutbox(writes, ctx.capabilities, rows.events);
+    await insertEventsWithOutbox(writes, ctx.capabilities, rows.events, subscribed ? null : now);
     await saveSummaries(writes, ctx.capabilities, workspaceId, rows.sessions);
     await saveTrackingStates(writes, ctx.capabilities, workspaceId, rows.states);
     await addEventUsage(writes, ctx.capabilities, workspaceId, usagePeriod(now), rows.events.length);
     if (writes instanceof CombinedWrites) await writes.flush(trx);
     return {
-      stored: rows.storedByRef,
-      missingDevice: plan.missingDevice,
-      eventsByRef: rows.eventsByRef,
-      events: rows.events,
+      result: {
+        stored: rows.storedByRef,
+        missingDevice: plan.missingDevice,
+        eventsByRef: rows.eventsByRef,
+        events: rows.events,
+      },
+      subscribed,
     };
-  }).then((result) => {
-    // Only events put rows in the outbox: a commit without any leaves the dispatcher asleep.
-    if (result.events.length > 0) ctx.afterCommit?.();
+  }).then(({ result, subscribed }) => {
+    // Only pending outbox rows need the dispatcher: a commit without any leaves it asleep.
+    if (subscribed) ctx.afterCommit?.();
     return result;
   });
 }

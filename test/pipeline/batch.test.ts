@@ -228,19 +228,34 @@ describe('batch ingestion', () => {
     }
   });
 
-  test('the outbox dispatcher is woken by a commit that stored events, not by one without', async () => {
+  test('the outbox dispatcher is woken by a commit that stored events for a subscriber, not by others', async () => {
     let wakes = 0;
     const unsubscribe = t.deps.signals.outbox.subscribe(() => {
       wakes++;
     });
     try {
       const device = await createDevice(t, jwt);
-      const outside = { device_id: device.id, coordinates: [1, 1], timestamp: at(0) };
-      assert.equal((await batch([outside])).events.length, 0);
-      assert.equal(wakes, 0);
-      const inside = { device_id: device.id, coordinates: [2.005, 2.005], timestamp: at(1) };
-      assert.equal((await batch([inside])).events.length, 1);
-      assert.equal(wakes, 1);
+      const step = (i: number, inside: boolean) => ({
+        device_id: device.id,
+        coordinates: inside ? [2.005, 2.005] : [1, 1],
+        timestamp: at(i),
+      });
+      assert.equal((await batch([step(0, false)])).events.length, 0);
+      assert.equal(wakes, 0, 'no events');
+      // No webhook yet: the event's outbox row is stored dispatched, nobody to wake.
+      assert.equal((await batch([step(1, true)])).events.length, 1);
+      assert.equal(wakes, 0, 'events, but no subscriber');
+      const hook = expectStatus<{ id: string }>(
+        await call(t, '/webhooks', { ...jwt, body: { name: 'wake', url: 'https://hooks.example.com/in' } }),
+        201,
+        'create webhook',
+      );
+      try {
+        assert.equal((await batch([step(2, false)])).events.length, 1);
+        assert.equal(wakes, 1, 'events for a subscriber');
+      } finally {
+        await call(t, `/webhooks/${hook.id}`, { ...jwt, method: 'DELETE' });
+      }
     } finally {
       unsubscribe();
     }
