@@ -122,12 +122,21 @@ export async function insertLocations(
   );
 }
 
+/**
+ * The WHERE of a history query. A device's or a session's locations all carry its workspace, and
+ * both callers first find that device or session in the workspace (404 otherwise), so with either
+ * filter the workspace needs no test of its own. Testing it anyway made SQLite count a device's
+ * history through the (workspace_id, received_at) index, i.e. over every location of the workspace
+ * (30 ms at 200,000 rows, growing with them), and kept PostgreSQL from an index-only count
+ * (bench:queries, ADR 008 session 6).
+ */
 function filterConditions(
   eb: ExpressionBuilder<DatabaseSchema, 'locations'>,
   workspaceId: string,
   filters: LocationFilters,
 ): Expression<SqlBool> {
-  const conditions: Expression<SqlBool>[] = [eb('workspace_id', '=', workspaceId)];
+  const ownerChecked = filters.deviceId !== undefined || filters.sessionId !== undefined;
+  const conditions: Expression<SqlBool>[] = ownerChecked ? [] : [eb('workspace_id', '=', workspaceId)];
   if (filters.deviceId !== undefined) conditions.push(eb('device_id', '=', filters.deviceId));
   if (filters.sessionId !== undefined) conditions.push(eb('session_id', '=', filters.sessionId));
   if (filters.from !== undefined) conditions.push(eb('recorded_at', '>=', filters.from));
@@ -135,7 +144,10 @@ function filterConditions(
   return eb.and(conditions);
 }
 
-/** A page of locations, newest (by their timestamp) first, and the total matching. */
+/**
+ * A page of locations, newest (by their timestamp) first, and the total matching. With a device or
+ * session filter, the caller has found that device or session in `workspaceId` (see above).
+ */
 export async function listLocations(
   db: Executor,
   workspaceId: string,
