@@ -33,6 +33,7 @@ import {
 } from '../src/locations/locations.repository.ts';
 import { uuidv7 } from '../src/shared/ids.ts';
 import { explainQuery, QueryRecorder } from '../test/helpers/query-plans.ts';
+import { createBenchWorkspace } from './support/bench-workspace.ts';
 import { createBenchDatabase, dropBenchDatabase } from './support/postgres.ts';
 
 const { values } = parseArgs({
@@ -74,41 +75,7 @@ interface Data {
 /** Locations: one in four on the heavy device, the rest spread; every 50th light-device row in a session. */
 async function fill(handle: DatabaseHandle): Promise<Data> {
   const { db, capabilities } = handle;
-  const workspaceId = uuidv7();
-  const now = new Date();
-  await db
-    .insertInto('workspaces')
-    .values({
-      id: workspaceId,
-      name: 'bench',
-      access_token_ttl_seconds: 3600,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  const deviceIds = Array.from({ length: DEVICES }, () => uuidv7());
-  for (let i = 0; i < DEVICES; i += 500) {
-    await db
-      .insertInto('devices')
-      .values(
-        deviceIds.slice(i, i + 500).map((id, k) => ({
-          id,
-          workspace_id: workspaceId,
-          name: `device ${i + k}`,
-          external_id: `dev-${i + k}`,
-          user_id: null,
-          metadata: '{}',
-          last_location: null,
-          last_seen_at: null,
-          last_evaluated_at: null,
-          inside_geofence_ids: '[]',
-          active_session_id: null,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
-  }
+  const { workspaceId, deviceIds } = await createBenchWorkspace(db, DEVICES);
   const heavy = deviceIds[0] as string;
   const light = deviceIds[1] as string;
   const sessionId = uuidv7();

@@ -33,6 +33,7 @@ import { withTransaction } from '../src/db/transaction.ts';
 import { lockDevices, saveTrackingStates } from '../src/devices/device-tracking.repository.ts';
 import { insertLocations, type StoredLocation } from '../src/locations/locations.repository.ts';
 import { uuidv7 } from '../src/shared/ids.ts';
+import { createBenchWorkspace } from './support/bench-workspace.ts';
 
 const { values } = parseArgs({
   options: {
@@ -118,43 +119,7 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
     await migrateToLatest(handle);
     const { db, capabilities } = handle;
     if (!withDeviceIndex) await sql`drop index locations_device_recorded_idx`.execute(db);
-    const workspaceId = uuidv7();
-    const now = new Date();
-    await db
-      .insertInto('workspaces')
-      .values({
-        id: workspaceId,
-        name: 'bench',
-        access_token_ttl_seconds: 3600,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    const deviceIds = Array.from({ length: DEVICES }, () => uuidv7());
-    await withTransaction(db, async (trx) => {
-      for (let i = 0; i < DEVICES; i += 500) {
-        await trx
-          .insertInto('devices')
-          .values(
-            deviceIds.slice(i, i + 500).map((id, k) => ({
-              id,
-              workspace_id: workspaceId,
-              name: `device ${i + k}`,
-              external_id: `dev-${i + k}`,
-              user_id: null,
-              metadata: '{}',
-              last_location: null,
-              last_seen_at: null,
-              last_evaluated_at: null,
-              inside_geofence_ids: '[]',
-              active_session_id: null,
-              created_at: now,
-              updated_at: now,
-            })),
-          )
-          .execute();
-      }
-    });
+    const { workspaceId, deviceIds } = await createBenchWorkspace(db, DEVICES);
 
     // Older history first, one device after another per chunk as batches would write it.
     const t0 = Date.parse('2026-01-01T00:00:00Z');

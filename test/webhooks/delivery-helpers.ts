@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import type { Dispatcher } from 'undici';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import {
@@ -210,6 +211,23 @@ export async function startDeliveryHarness(options: TestAppOptions = {}): Promis
     },
   };
   return harness;
+}
+
+/**
+ * A delivery harness and a loopback receiver for the tests of one `describe`: started before them,
+ * closed after them. Read `fixture.h` and `fixture.receiver` inside the tests.
+ */
+export function deliveryFixture(): { h: DeliveryHarness; receiver: Receiver } {
+  const fixture = {} as { h: DeliveryHarness; receiver: Receiver };
+  before(async () => {
+    fixture.h = await startDeliveryHarness();
+    fixture.receiver = await Receiver.start(() => fixture.h.t.clock.now().getTime());
+  });
+  after(async () => {
+    await fixture.h.close();
+    await fixture.receiver.close();
+  });
+  return fixture;
 }
 
 export async function createWebhook(h: DeliveryHarness, body: Record<string, unknown>): Promise<WebhookOut> {

@@ -4,51 +4,34 @@
  * and the dispatcher has nothing to do for them. With one, the rows wait for the dispatcher.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { dispatchOutbox } from '../../src/webhooks/outbox-dispatcher.ts';
 import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
 import { call, expectStatus } from '../helpers/identity.ts';
-import {
-  createWebhook,
-  type DeliveryHarness,
-  eventSource,
-  listDeliveries,
-  Receiver,
-  startDeliveryHarness,
-} from './delivery-helpers.ts';
+import { createWebhook, deliveryFixture, eventSource, listDeliveries } from './delivery-helpers.ts';
 
 describe('dispatch at ingestion', () => {
-  let h: DeliveryHarness;
-  let receiver: Receiver;
-
-  before(async () => {
-    h = await startDeliveryHarness();
-    receiver = await Receiver.start(() => h.t.clock.now().getTime());
-  });
-  after(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const fixture = deliveryFixture();
 
   const outboxOf = async (deviceId: string) => {
     const { rows } = await sql<{ dispatched_at: unknown; created_at: unknown }>`
       select o.dispatched_at, e.created_at from event_outbox o
       join geofence_events e on e.id = o.event_row_id
-      where e.device_id = ${deviceId} order by o.id`.execute(h.t.deps.database.db);
+      where e.device_id = ${deviceId} order by o.id`.execute(fixture.h.t.deps.database.db);
     return rows.map((r) => ({
       dispatchedAt: r.dispatched_at === null ? null : new Date(String(r.dispatched_at)).getTime(),
       createdAt: new Date(String(r.created_at)).getTime(),
     }));
   };
   const dispatcherContext = () => ({
-    db: h.t.deps.database.db,
-    capabilities: h.t.deps.database.capabilities,
-    clock: h.t.clock,
+    db: fixture.h.t.deps.database.db,
+    capabilities: fixture.h.t.deps.database.capabilities,
+    clock: fixture.h.t.clock,
   });
 
   test('no webhook: the outbox row is stored dispatched, and the dispatcher finds nothing', async () => {
-    const source = await eventSource(h, 5, 5);
+    const source = await eventSource(fixture.h, 5, 5);
     await source.step(true);
     const rows = await outboxOf(source.device.id);
     assert.equal(rows.length, 1, 'the event has its outbox row');
@@ -57,8 +40,8 @@ describe('dispatch at ingestion', () => {
   });
 
   test('an enabled webhook: the row waits for the dispatcher, which fans it out', async () => {
-    const source = await eventSource(h, 6, 6);
-    const hook = await createWebhook(h, { url: receiver.url, name: 'enabled' });
+    const source = await eventSource(fixture.h, 6, 6);
+    const hook = await createWebhook(fixture.h, { url: fixture.receiver.url, name: 'enabled' });
     try {
       await source.step(true);
       assert.deepEqual(
@@ -66,38 +49,46 @@ describe('dispatch at ingestion', () => {
         [null],
         'pending until dispatched',
       );
-      assert.equal(await drainOutbox(h.t.deps), 1);
+      assert.equal(await drainOutbox(fixture.h.t.deps), 1);
       assert.notEqual((await outboxOf(source.device.id))[0]?.dispatchedAt, null);
-      assert.equal((await listDeliveries(h, hook.id)).pagination.total, 1);
+      assert.equal((await listDeliveries(fixture.h, hook.id)).pagination.total, 1);
     } finally {
-      await call(h.t, `/webhooks/${hook.id}`, { token: h.token, method: 'DELETE' });
+      await call(fixture.h.t, `/webhooks/${hook.id}`, { token: fixture.h.token, method: 'DELETE' });
     }
   });
 
   test('only a disabled webhook: nobody subscribes, so the row is stored dispatched', async () => {
-    const source = await eventSource(h, 7, 7);
-    const hook = await createWebhook(h, { url: receiver.url, name: 'disabled', enabled: false });
+    const source = await eventSource(fixture.h, 7, 7);
+    const hook = await createWebhook(fixture.h, {
+      url: fixture.receiver.url,
+      name: 'disabled',
+      enabled: false,
+    });
     try {
       await source.step(true);
       const [row] = await outboxOf(source.device.id);
       assert.equal(row?.dispatchedAt, row?.createdAt);
-      assert.equal(await drainOutbox(h.t.deps), 0);
-      assert.equal((await listDeliveries(h, hook.id)).pagination.total, 0);
+      assert.equal(await drainOutbox(fixture.h.t.deps), 0);
+      assert.equal((await listDeliveries(fixture.h, hook.id)).pagination.total, 0);
       // Enabled again: the next event is the webhook's.
       expectStatus(
-        await call(h.t, `/webhooks/${hook.id}`, { token: h.token, method: 'PATCH', body: { enabled: true } }),
+        await call(fixture.h.t, `/webhooks/${hook.id}`, {
+          token: fixture.h.token,
+          method: 'PATCH',
+          body: { enabled: true },
+        }),
         200,
         'enable',
       );
       await source.step(false);
-      assert.equal(await drainOutbox(h.t.deps), 1);
-      const deliveries = await listDeliveries(h, hook.id);
+      assert.equal(await drainOutbox(fixture.h.t.deps), 1);
+      const deliveries = await listDeliveries(fixture.h, hook.id);
       assert.deepEqual(
         deliveries.results.map((d) => d.event_type),
         ['geofence.exit'],
       );
     } finally {
-      await call(h.t, `/webhooks/${hook.id}`, { token: h.token, method: 'DELETE' });
+      await call(fixture.h.t, `/webhooks/${hook.id}`, { token: fixture.h.token, method: 'DELETE' });
     }
   });
 });
