@@ -82,13 +82,14 @@ export async function ingestLocations(
         : new Map();
     const rows = buildRows(workspaceId, plan, geofences, sessions, now);
 
+    // Whether anyone subscribes is read here, under the transaction: events of a workspace without
+    // an enabled webhook are dispatched (to nobody) as they are stored, so the dispatcher has no
+    // transaction of its own to run for them (ADR 010, "Session 6").
+    const subscribed = rows.events.length > 0 && (await hasEnabledWebhook(trx, workspaceId));
+
     // Write. The usage counter goes last: its rows are shared by the workspace's concurrent
     // ingestions, so their locks are held only until the commit that follows. On PostgreSQL the
     // writes are collected and sent as one statement (one round trip instead of up to six).
-    // Whether anyone subscribes is read here, under the transaction: events of a workspace without
-    // an enabled webhook are dispatched (to nobody) as they are stored, so the dispatcher has no
-    // transaction of its own to run for them (ADR 010, "Dispatch at ingestion").
-    const subscribed = rows.events.length > 0 && (await hasEnabledWebhook(trx, workspaceId));
     const writes = ctx.capabilities.dialect === 'postgres' ? new CombinedWrites() : trx;
     await insertLocations(writes, ctx.capabilities, rows.locations);
     await insertEventsWithOutbox(writes, ctx.capabilities, rows.events, subscribed ? null : now);
