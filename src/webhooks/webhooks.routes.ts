@@ -52,7 +52,11 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
       schema: {
         tags,
         summary: 'Create a webhook',
-        description: `The response carries the signing secret (\`whsec_…\`). ${PRIVATE_TARGET_NOTE}`,
+        description:
+          `The response carries the signing secret (\`whsec_…\`). ${PRIVATE_TARGET_NOTE} ` +
+          'Subscriptions apply when an event is dispatched: a moment after it is stored in a workspace ' +
+          'with an enabled webhook, as it is stored (to nobody) in a workspace without one. A new or ' +
+          're-enabled webhook therefore receives the events recorded from about then on, never older ones.',
         body: CreateWebhookBody,
         response: { 201: CreatedWebhookSchema, ...errorResponses(400, 401, 403) },
       },
