@@ -5,6 +5,7 @@
  */
 import {
   CompiledQuery,
+  createQueryId,
   type Kysely,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
@@ -37,7 +38,7 @@ export async function explainQuery<DB>(
   node: RootOperationNode,
   { avoidSeqScan = false }: { avoidSeqScan?: boolean } = {},
 ): Promise<string> {
-  const compiled = db.getExecutor().compileQuery(node, { queryId: 'explain' } as never);
+  const compiled = db.getExecutor().compileQuery(node, createQueryId());
   if (dialect === 'sqlite') {
     const { rows } = await db.executeQuery<{ detail: string }>(
       CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
