@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { freePort, processCpuMs, startServer, stopServer } from './support/load.ts';
+import { freePort, percentile, processCpuMs, startServer, stopServer } from './support/load.ts';
 import { createBenchDatabase, dropBenchDatabase } from './support/postgres.ts';
 
 const { values } = parseArgs({
@@ -81,11 +81,6 @@ async function api<T>(base: string, method: string, url: string, token?: string,
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${text.slice(0, 300)}`);
   return (text ? JSON.parse(text) : undefined) as T;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -211,8 +206,6 @@ async function latencyRun(target: Target, dir: string) {
       await new Promise((r) => setTimeout(r, 20));
     const elapsedS = (performance.now() - startAt) / 1000;
     const cpuMs = (processCpuMs(server.pid) ?? 0) - (cpuBefore ?? 0);
-    latencies.sort((a, b) => a - b);
-    ingestTimes.sort((a, b) => a - b);
     return {
       ingest_p50_ms: round(percentile(ingestTimes, 50)),
       events_sent: sentEvents,

@@ -34,7 +34,7 @@ import {
 import { uuidv7 } from '../src/shared/ids.ts';
 import { explainQuery, QueryRecorder } from '../test/helpers/query-plans.ts';
 import { createBenchWorkspace } from './support/bench-workspace.ts';
-import { median } from './support/load.ts';
+import { median, percentile } from './support/load.ts';
 import { createBenchDatabase, dropBenchDatabase } from './support/postgres.ts';
 
 const { values } = parseArgs({
@@ -54,10 +54,6 @@ const GEOFENCES = 1000;
 const CHUNK = 5000;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
-function p95(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * 0.95))] ?? 0;
-}
 const round = (x: number) => Math.round(x * 100) / 100;
 
 interface Data {
@@ -149,7 +145,7 @@ async function time(label: string, run: () => Promise<{ total: number }>): Promi
     total = (await run()).total;
     ms.push(performance.now() - started);
   }
-  return { query: label, median_ms: round(median(ms)), p95_ms: round(p95(ms)), total };
+  return { query: label, median_ms: round(median(ms)), p95_ms: round(percentile(ms, 95)), total };
 }
 
 /** The plan of a query, on one line; a full scan of a large table is flagged. */

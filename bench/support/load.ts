@@ -114,6 +114,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/** The value at the p-th percentile (nearest rank, rounded down); NaN for no values. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
 export function summarize(runs: LoadResult[]): LoadResult {
   return {
     rps: median(runs.map((r) => r.rps)),
