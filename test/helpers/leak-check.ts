@@ -1,0 +1,88 @@
+/**
+ * Fails a test that leaves something running: a timer, a socket or server, a database connection,
+ * a worker thread, a child process, or a test app or SMTP sink it did not close. `npm test` loads
+ * this module into every test file's process (`--import`); test/helpers/app.ts imports it too, so
+ * a file run alone with `node --test` is checked as well. Leaks matter twice here: a later test
+ * runs beside them, and a referenced timer or handle keeps the file's process from ever exiting.
+ *
+ * After each test, what it opened must be closed again: compared with the count taken before it
+ * (resource-census.ts), nothing may be new. A test that starts while something is already open
+ * besides the runner's own handles (typically an app or server a `describe` shares between its
+ * tests, opened in `before`) shares it: the shared thing's sockets and timers may grow during the
+ * test, so only what cannot belong to it is checked then (fixtures the test opened, workers and
+ * child processes it started), and the timers and handles are checked once the whole file is
+ * done, against the count taken when the file was loaded.
+ *
+ * A found leak is thrown from the hook, which fails the test with a message naming what leaked
+ * and where it was opened. The npm script also passes `--test-force-exit`, so a file whose leak
+ * was reported still ends instead of waiting for the leaked interval forever.
+ */
+import { AsyncResource } from 'node:async_hooks';
+import { after, afterEach, beforeEach, type SuiteContext, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isMainThread } from 'node:worker_threads';
+import {
+  type Census,
+  hasMoreThan,
+  newSince,
+  takeCensus,
+  watchWorkersAndChildren,
+} from './resource-census.ts';
+
+/**
+ * Closing is asynchronous (a socket's handle goes away a turn after `end()`, a worker some
+ * milliseconds after `terminate()`), so a leak is only a leak once it outlasts this much waiting.
+ */
+const SETTLE_MS = 2000;
+
+async function settled(findLeaks: () => string[]): Promise<string[]> {
+  const deadline = Date.now() + SETTLE_MS;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 100)) {
+    const leaks = findLeaks();
+    if (leaks.length === 0 || Date.now() >= deadline) return leaks;
+    await sleep(wait);
+  }
+}
+
+function testFile(): string {
+  return (process.argv[1] ?? 'this file').replace(`${process.cwd()}/`, '');
+}
+
+function register(): void {
+  watchWorkersAndChildren();
+  const atLoad = takeCensus();
+  const atStart = new WeakMap<TestContext | SuiteContext, Census>();
+  // Hooks resolve their parent from the async context they are registered in; this scope belongs
+  // to no test, so the file-end hook lands on the root even though it is registered from a test's
+  // hook — the latest registered, after the file's own top-level `after` hooks.
+  const rootScope = new AsyncResource('leak-check');
+  let fileEndRegistered = false;
+
+  beforeEach((t) => {
+    if (!fileEndRegistered) {
+      fileEndRegistered = true;
+      rootScope.runInAsyncScope(() => after(checkFileEnd));
+    }
+    atStart.set(t, takeCensus());
+  });
+
+  afterEach(async (t) => {
+    const before = atStart.get(t);
+    if (before === undefined) return;
+    const shared = hasMoreThan(before, atLoad);
+    const leaks = await settled(() => newSince(before, takeCensus(), !shared));
+    if (leaks.length > 0) throw new Error(`test "${t.fullName}" leaked: ${leaks.join('; ')}`);
+  });
+
+  async function checkFileEnd(): Promise<void> {
+    const leaks = await settled(() => newSince(atLoad, takeCensus()));
+    if (leaks.length > 0) {
+      throw new Error(`${testFile()} left running after all its tests and hooks: ${leaks.join('; ')}`);
+    }
+  }
+}
+
+// Only in a test file's main thread under the test runner (NODE_TEST_CONTEXT is set in the file's
+// process): not in worker threads, which inherit `--import`, nor in a benchmark that imports the
+// test helpers.
+if (isMainThread && process.env.NODE_TEST_CONTEXT !== undefined) register();
