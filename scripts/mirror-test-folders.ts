@@ -5,7 +5,7 @@
  * from a moved file's old place, plus mentions of the old paths in the docs. A one-off:
  *
  *   npx node scripts/mirror-test-folders.ts --dry-run   # print the moves, change nothing
- *   npx node scripts/mirror-test-folders.ts             # move, rewrite, print what to review
+ *   npx node scripts/mirror-test-folders.ts             # move, rewrite, print what to check by hand
  *
  * A whole folder moves by its rule unless one of its files has a rule of its own, so test files
  * added to an old folder later move with it. Nothing is touched if a destination already exists.
@@ -77,7 +77,7 @@ const RELATIVE_SPECIFIER = [
 
 function rewriteImports(moves: Map<string, string>): string[] {
   const movedBack = new Map([...moves].map(([from, to]) => [to, from]));
-  const review: string[] = [];
+  const toCheck: string[] = [];
   for (const file of trackedFiles('*.ts')) {
     const oldFile = movedBack.get(file) ?? file;
     const text = fs.readFileSync(file, 'utf8');
@@ -94,15 +94,15 @@ function rewriteImports(moves: Map<string, string>): string[] {
       depthChanged &&
       /import\.meta\.(dirname|filename|url)/.test(rewritten.replace(/new URL\([^)]*\)/g, ''))
     ) {
-      review.push(`${file}: moved to another depth and builds paths from import.meta; check them`);
+      toCheck.push(`${file}: moved to another depth and builds paths from import.meta; check them`);
     }
   }
-  return review;
+  return toCheck;
 }
 
 /** Old paths named in Markdown and TypeScript text (docs, comments), replaced by the new ones. */
 function rewriteMentions(moves: Map<string, string>): string[] {
-  const review: string[] = [];
+  const toCheck: string[] = [];
   const oldFolders = new Set([...moves.keys()].map((file) => `${path.posix.dirname(file)}/`));
   const self = path.posix.relative(process.cwd(), fileURLToPath(import.meta.url));
   for (const file of trackedFiles('*.md', '*.ts').filter((name) => name !== self)) {
@@ -112,10 +112,10 @@ function rewriteMentions(moves: Map<string, string>): string[] {
     if (rewritten !== text) fs.writeFileSync(file, rewritten);
     for (const folder of oldFolders) {
       if (rewritten.includes(folder))
-        review.push(`${file}: still mentions ${folder} (a path split over lines?)`);
+        toCheck.push(`${file}: still mentions ${folder} (a path split over lines?)`);
     }
   }
-  return review;
+  return toCheck;
 }
 
 /** Test folders with no src/ folder of the same name (besides the helpers and fixtures). */
@@ -134,7 +134,7 @@ if (!dryRun) {
     fs.mkdirSync(path.posix.dirname(to), { recursive: true });
     git('mv', from, to);
   }
-  const review = [...rewriteImports(moves), ...rewriteMentions(moves), ...unmirroredFolders()];
-  for (const line of review) console.log(`review: ${line}`);
+  const toCheck = [...rewriteImports(moves), ...rewriteMentions(moves), ...unmirroredFolders()];
+  for (const line of toCheck) console.log(`check: ${line}`);
   console.log('Now: npm run check, then the tests.');
 }
