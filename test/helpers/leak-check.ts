@@ -52,9 +52,9 @@ function register(): void {
   watchWorkersAndChildren();
   const atLoad = takeCensus();
   const atStart = new WeakMap<TestContext | SuiteContext, Census>();
-  // Hooks resolve their parent from the async context they are registered in; this scope belongs
-  // to no test, so the file-end hook lands on the root even though it is registered from a test's
-  // hook — the latest registered, after the file's own top-level `after` hooks.
+  // A hook's parent is found from the async context it is registered in; this scope belongs to no
+  // test, so the file-end hook lands on the root although it is registered from within the first
+  // test's hook, i.e. after the file's own top-level `after` hooks, which then run before it.
   const rootScope = new AsyncResource('leak-check');
   let fileEndRegistered = false;
 
