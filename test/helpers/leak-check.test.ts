@@ -89,13 +89,14 @@ describe('leak check', { timeout: 240_000 }, () => {
     assert.match(error ?? '', /leaked: worker thread \(test\/fixtures\/leaking-tests\.ts:\d+:\d+\) running$/);
   });
 
-  test('fails the file when a leak hides behind a fixture its tests share', () => {
+  test('fails the file when a leak hides behind a fixture its tests share, naming the test', () => {
     assert.equal(shared.outcome('leaves an interval running').passed, true);
     const end = shared.outcome(`${ROOT}test/helpers/leak-check.ts`);
     assert.equal(end.passed, false);
     assert.equal(
       end.error,
-      'test/fixtures/leak-past-shared-server.ts left running after all its tests and hooks: 1 × Timeout',
+      'test/fixtures/leak-past-shared-server.ts left running after all its tests and hooks: 1 × Timeout' +
+        ' (the first Timeout appeared during "with a server shared by its tests > leaves an interval running")',
     );
   });
 

@@ -6,12 +6,13 @@
  * runs beside them, and a referenced timer or handle keeps the file's process from ever exiting.
  *
  * After each test, what it opened must be closed again: compared with the count taken before it
- * (resource-census.ts), nothing may be new. A test that starts while something is already open
- * besides the runner's own handles (typically an app or server a `describe` shares between its
- * tests, opened in `before`) shares it: the shared thing's sockets and timers may grow during the
- * test, so only what cannot belong to it is checked then (fixtures the test opened, workers and
- * child processes it started), and the timers and handles are checked once the whole file is
- * done, against the count taken when the file was loaded.
+ * (resource-census.ts), no test app or SMTP sink it opened may still be open, and no worker thread
+ * or child process it started may still run. Its timers and handles are held to the same rule
+ * when the test stands alone: at the top level of its file, started with nothing open. Any other
+ * test may share something opened before it (an app, a server, a connection pool a `describe`
+ * opened in `before`) whose sockets and timers grow while the test uses it; those are checked once
+ * the whole file is done, against the count taken when the file was loaded, naming the test during
+ * which the first of a leaked kind appeared.
  *
  * A found leak is thrown from the hook, which fails the test with a message naming what leaked
  * and where it was opened. The npm script also passes `--test-force-exit`, so a file whose leak
@@ -24,6 +25,7 @@ import { isMainThread } from 'node:worker_threads';
 import {
   type Census,
   hasMoreThan,
+  moreResources,
   newSince,
   takeCensus,
   watchWorkersAndChildren,
@@ -66,19 +68,33 @@ function register(): void {
     atStart.set(t, takeCensus());
   });
 
+  // For timers and handles left by a test that shares its surroundings, the first such test: named
+  // at the file's end if one of that type is still running then.
+  const firstSeenAfter = new Map<string, string>();
+
   afterEach(async (t) => {
     const before = atStart.get(t);
     if (before === undefined) return;
-    const shared = hasMoreThan(before, atLoad);
-    const leaks = await settled(() => newSince(before, takeCensus(), !shared));
+    // A test of its own: at the top level (no describe or parent test whose `before` may have
+    // opened a pool that connects lazily, during this test) and started with nothing open.
+    const alone = t.fullName === t.name && !hasMoreThan(before, atLoad);
+    const leaks = await settled(() => newSince(before, takeCensus(), alone));
     if (leaks.length > 0) throw new Error(`test "${t.fullName}" leaked: ${leaks.join('; ')}`);
+    if (alone) return;
+    await sleep(1);
+    for (const type of moreResources(before, takeCensus()).keys()) {
+      if (!firstSeenAfter.has(type)) firstSeenAfter.set(type, t.fullName);
+    }
   });
 
   async function checkFileEnd(): Promise<void> {
     const leaks = await settled(() => newSince(atLoad, takeCensus()));
-    if (leaks.length > 0) {
-      throw new Error(`${testFile()} left running after all its tests and hooks: ${leaks.join('; ')}`);
-    }
+    if (leaks.length === 0) return;
+    const suspects = [...moreResources(atLoad, takeCensus()).keys()]
+      .filter((type) => firstSeenAfter.has(type))
+      .map((type) => `the first ${type} appeared during "${firstSeenAfter.get(type)}"`);
+    const hint = suspects.length > 0 ? ` (${suspects.join('; ')})` : '';
+    throw new Error(`${testFile()} left running after all its tests and hooks: ${leaks.join('; ')}${hint}`);
   }
 }
 

@@ -55,10 +55,19 @@ export function takeCensus(): Census {
   };
 }
 
+/** Timer and handle types `now` counts more of than `before`, with how many more. */
+export function moreResources(before: Census, now: Census): Map<string, number> {
+  const more = new Map<string, number>();
+  for (const [type, count] of now.resources) {
+    const extra = count - (before.resources.get(type) ?? 0);
+    if (extra > 0) more.set(type, extra);
+  }
+  return more;
+}
+
 /**
- * What `now` has that `before` had not, one phrase each. `countResources: false` leaves the timer
- * and handle counts out, for a test that ran beside fixtures it shares with other tests: those
- * grow as they are used (a connection pool opens connections, with idle timers) and may.
+ * What `now` has that `before` had not, one phrase each: fixtures still open, worker threads and
+ * child processes still running, and (unless `countResources` is false) timers and handles.
  */
 export function newSince(before: Census, now: Census, countResources = true): string[] {
   const found: string[] = [];
@@ -75,10 +84,7 @@ export function newSince(before: Census, now: Census, countResources = true): st
     found.push(`child process \`${command}\` (${startedChildren.get(child)?.site}) running`);
   }
   if (countResources) {
-    for (const [type, count] of now.resources) {
-      const more = count - (before.resources.get(type) ?? 0);
-      if (more > 0) found.push(`${more} × ${type}`);
-    }
+    for (const [type, count] of moreResources(before, now)) found.push(`${count} × ${type}`);
   }
   return found;
 }
