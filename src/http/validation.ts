@@ -7,6 +7,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { registerDateTimeFormat } from './date-time-format.ts';
+import { registerMaxDepthKeyword } from './free-object.ts';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the callable is `.default`.
 const addFormats = addFormatsModule.default;
@@ -20,6 +22,9 @@ export function createAjv(coerceTypes: boolean | 'array'): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  // Contract §1: timestamps both databases store; free-form objects nest at most 16 levels.
+  registerDateTimeFormat(ajv);
+  registerMaxDepthKeyword(ajv);
   return ajv;
 }
 
