@@ -2,7 +2,8 @@
  * One schema drives validation, types, serialisation and OpenAPI. Bodies are validated strictly
  * (no type coercion: `"5"` is not an integer; unknown fields kept so `additionalProperties: false`
  * can answer `extra_forbidden` instead of silently dropping them). Query strings and path params
- * arrive as text, so they are coerced.
+ * arrive as text, so they are coerced. The text rules of contract §1 run before (input-rules.ts);
+ * `date-time` and the `x-max-depth` keyword of free-form objects are narrowed here (ADR 003).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
