@@ -8,6 +8,7 @@ import { principalOf } from '../auth/route-auth.ts';
 import type { EventQuota } from '../billing/event-quota.ts';
 import { eventOut } from '../events/events.schemas.ts';
 import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import { textIssues } from '../http/text-rules.ts';
 import { createAjv } from '../http/validation.ts';
 import { toValidationIssues } from '../http/validation-errors.ts';
 import type { IngestContext } from './ingest.service.ts';
@@ -72,7 +73,8 @@ export async function locationRoutes(
   app.post(
     '/locations/batch',
     {
-      config: { auth: { scope: 'locations:write' } },
+      // Contract §1: an item breaking the text rules is rejected alone (checked below, item by item).
+      config: { auth: { scope: 'locations:write' }, bodyTextRulesPerItem: true },
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
       // The documented body describes every item, but a bad item must not fail the batch: the
       // route validates only the envelope and the handler checks each item on its own.
@@ -92,7 +94,10 @@ export async function locationRoutes(
       const valid: Array<{ index: number; item: locations.BatchItem }> = [];
       const rejected: locations.BatchRejection[] = [];
       raw.forEach((item, index) => {
-        if (validateItem(item)) {
+        const textProblems = textIssues(item, ['body', 'locations', index]);
+        if (textProblems.length > 0) {
+          rejected.push({ index, detail: textProblems });
+        } else if (validateItem(item)) {
           valid.push({ index, item: item as locations.BatchItem });
         } else {
           const issues = toValidationIssues(validateItem.errors ?? [], 'body');
