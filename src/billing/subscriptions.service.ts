@@ -74,8 +74,8 @@ export class Subscriptions {
     this.listeners.push(listener);
   }
 
-  /** The workspace's subscription now; synchronous while cached (the hot path allocates no promise). */
-  current(workspaceId: string, nowMs?: number): Subscription | Promise<Subscription> {
+  /** The workspace's subscription now, from the cache while it is fresh. */
+  async current(workspaceId: string, nowMs?: number): Promise<Subscription> {
     const now = nowMs ?? this.clock.now().getTime();
     const cached = this.cache.get(workspaceId);
     if (cached && now - cached.checkedAt < SUBSCRIPTION_CACHE_TTL_MS) return cached.value;
