@@ -16,7 +16,8 @@ import type { Config } from './config.ts';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { GeofenceIndexRegistry } from './geofences/geofence-index-registry.ts';
-import { createRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
+import { RateLimiter } from './limits/rate-limiter.ts';
+import { createWindowStores } from './limits/window-stores.ts';
 import { createLogger } from './logger.ts';
 import { Mailer } from './mail/mailer.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
@@ -97,22 +98,23 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     signupEnabled: config.signupEnabled,
     requireEmailVerification: config.requireEmailVerification,
   };
+  const windows = createWindowStores({ redis, keyPrefix: config.redisKeyPrefix, logger });
   const limiters = {
-    login: createRateLimiter({
+    login: new RateLimiter({
       name: 'login',
-      points: config.loginRateLimit.points,
-      durationSeconds: config.loginRateLimit.durationSeconds,
-      redis,
+      limit: config.loginRateLimit.points,
+      store: windows.create(config.loginRateLimit.durationSeconds * 1000),
+      clock,
     }),
-    refresh: createRateLimiter({
+    refresh: new RateLimiter({
       name: 'refresh',
-      points: config.refreshRateLimit.points,
-      durationSeconds: config.refreshRateLimit.durationSeconds,
-      redis,
+      limit: config.refreshRateLimit.points,
+      store: windows.create(config.refreshRateLimit.durationSeconds * 1000),
+      clock,
     }),
   };
   const notifier = new Notifier({ db, mailer, clock });
-  const billing = createBilling({ config, db, clock, logger, redis, notifier });
+  const billing = createBilling({ config, db, clock, logger, redis, windows, notifier });
   return {
     config,
     logger,
@@ -136,6 +138,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     billing,
     close: async () => {
       await billing.close();
+      windows.close();
       await mailer.close();
       await invalidations.close();
       redis?.disconnect();

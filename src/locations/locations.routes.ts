@@ -55,8 +55,7 @@ export async function locationRoutes(
     },
     async (request, reply) => {
       const workspaceId = principalOf(request).workspaceId;
-      const admitted = ctx.quota?.admit(workspaceId);
-      if (admitted) await admitted;
+      await ctx.quota?.admit(workspaceId);
       const { location, events } = await locations.recordLocation(
         ctx,
         coalescer,
@@ -64,8 +63,7 @@ export async function locationRoutes(
         request.params.device_id,
         request.body,
       );
-      const recorded = ctx.quota?.record(workspaceId, events.length);
-      if (recorded) await recorded;
+      await ctx.quota?.record(workspaceId, events.length);
       return reply.status(201).send({ location: locationOut(location), events: events.map(eventOut) });
     },
   );
@@ -88,8 +86,7 @@ export async function locationRoutes(
     },
     async (request) => {
       const workspaceId = principalOf(request).workspaceId;
-      const admitted = ctx.quota?.admit(workspaceId);
-      if (admitted) await admitted;
+      await ctx.quota?.admit(workspaceId);
       const raw = (request.body as { locations: unknown[] }).locations;
       const valid: Array<{ index: number; item: locations.BatchItem }> = [];
       const rejected: locations.BatchRejection[] = [];
@@ -108,8 +105,7 @@ export async function locationRoutes(
         }
       });
       const result = await locations.recordBatch(ctx, workspaceId, valid, rejected);
-      const recorded = ctx.quota?.record(workspaceId, result.events.length);
-      if (recorded) await recorded;
+      await ctx.quota?.record(workspaceId, result.events.length);
       return { accepted: result.accepted, rejected: result.rejected, events: result.events.map(eventOut) };
     },
   );
