@@ -1,6 +1,8 @@
 /**
- * The worker's SQL (ADR 010): claiming due deliveries under the per-webhook rate limit, and
- * recording a batch of attempt outcomes. Both run in one transaction per batch, owned by the worker.
+ * The worker's SQL (ADR 010): the statements of a claim (which deliveries are due, their webhooks,
+ * the rate windows' counts, the claim's writes), recording a batch of attempt outcomes, and leases.
+ * What a claim may take is decided in `claim-policy.ts` and put together in
+ * `delivery-claims.service.ts`; the worker opens one transaction per claim and per recorded batch.
  */
 import { type SqlBool, sql } from 'kysely';
 import { insertRows } from '../db/bulk.ts';
@@ -9,7 +11,8 @@ import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { updateById } from './bulk-sql.ts';
-import type { DeliveryEventType } from './deliveries.tables.ts';
+import type { CountedSends } from './claim-policy.ts';
+import type { DeliveryEventType, DeliveryOrigin } from './deliveries.tables.ts';
 
 /** What a worker needs of a webhook to send to it (read at claim time: edits apply to the next attempt). */
 export interface WebhookTarget {
@@ -39,31 +42,34 @@ export interface ClaimedDelivery {
   webhook: WebhookTarget;
 }
 
-export interface ClaimOptions {
-  now: Date;
-  workerId: string;
-  limit: number;
-  /** The lease lasts the webhook's timeout plus this margin (ADR 010). */
-  leaseMarginMs: number;
+const pending = sql<SqlBool>`status = 'pending'`;
+
+/** A pending delivery whose due time has come, as the claim reads it. */
+export interface DueRow {
+  id: string;
+  workspaceId: string;
+  /** Null once its webhook was deleted (`ON DELETE SET NULL`). */
+  webhookId: string | null;
+  eventType: DeliveryEventType;
+  eventId: string;
+  idempotencyKey: string;
+  payload: string;
+  attemptCount: number;
+  url: string;
+  method: string;
+  origin: DeliveryOrigin;
 }
 
-const pending = sql<SqlBool>`status = 'pending'`;
-/** Sends are counted per second over the 61 seconds overlapping (now − 60 s, now]: never more than the limit in any 60 s. */
-const WINDOW_SECONDS = 60;
-
 /**
- * Claims up to `limit` due deliveries: takes a lease on those the webhooks' rate limits allow now
- * and moves the others to the second their webhook's window frees, without using an attempt.
- * On PostgreSQL the due rows are taken `FOR UPDATE SKIP LOCKED` (workers take disjoint rows
- * without waiting) and the webhook rows `FOR NO KEY UPDATE`, which orders the rate accounting of
- * one webhook across workers; SQLite's single writer serialises the whole claim.
+ * Up to `limit` pending deliveries due at `now`, in `(due_at, id)` order. On PostgreSQL they are
+ * taken `FOR UPDATE SKIP LOCKED`: concurrent workers take disjoint rows without waiting.
  */
-export async function claimDue(
+export async function selectDue(
   trx: Executor,
   capabilities: DialectCapabilities,
-  options: ClaimOptions,
-): Promise<ClaimedDelivery[]> {
-  const { now, workerId } = options;
+  now: Date,
+  limit: number,
+): Promise<DueRow[]> {
   let query = trx
     .selectFrom('webhook_deliveries')
     .select([
@@ -83,27 +89,57 @@ export async function claimDue(
     .where('due_at', '<=', now)
     .orderBy('due_at')
     .orderBy('id')
-    .limit(options.limit);
+    .limit(limit);
   if (capabilities.skipLocked) query = query.forUpdate().skipLocked();
-  const due = await query.execute();
-  if (due.length === 0) return [];
+  const rows = await query.execute();
+  return rows.map((r) => ({
+    id: r.id,
+    workspaceId: r.workspace_id,
+    webhookId: r.webhook_id,
+    eventType: r.event_type,
+    eventId: r.event_id,
+    idempotencyKey: r.idempotency_key,
+    payload: r.payload,
+    attemptCount: r.attempt_count,
+    url: r.url,
+    method: r.method,
+    origin: r.origin,
+  }));
+}
 
-  const orphans = due.filter((d) => d.webhook_id === null).map((d) => d.id);
-  if (orphans.length > 0) {
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: 'failed',
-        error_message: 'The webhook was deleted',
-        next_retry_at: null,
-        lease_owner: null,
-      })
-      .where('id', 'in', orphans)
-      .execute();
-  }
-  const webhookIds = [...new Set(due.flatMap((d) => (d.webhook_id === null ? [] : [d.webhook_id])))].sort();
-  if (webhookIds.length === 0) return [];
-  let hooksQuery = trx
+/** Fails pending deliveries whose webhook was deleted (no dead letter: there is no one to tell). */
+export async function failOrphans(trx: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'failed',
+      error_message: 'The webhook was deleted',
+      next_retry_at: null,
+      lease_owner: null,
+    })
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** A webhook as a claim needs it: where to send, and whether and how fast it may be sent to. */
+export interface ClaimableWebhook extends WebhookTarget {
+  enabled: boolean;
+}
+
+/**
+ * The webhooks of a claim's deliveries, as they are now. On PostgreSQL they are locked `FOR NO KEY
+ * UPDATE` in id order: that orders the rate accounting of one webhook across workers (NO KEY, so
+ * the dispatcher's foreign-key checks on new deliveries are not blocked); SQLite's single writer
+ * serialises the whole claim.
+ */
+export async function lockClaimableWebhooks(
+  trx: Executor,
+  capabilities: DialectCapabilities,
+  ids: readonly string[],
+): Promise<Map<string, ClaimableWebhook>> {
+  if (ids.length === 0) return new Map();
+  let query = trx
     .selectFrom('webhooks')
     .select([
       'id',
@@ -118,72 +154,62 @@ export async function claimDue(
       'secret_sealed',
       'enabled',
     ])
-    .where('id', 'in', webhookIds)
+    .where('id', 'in', [...ids].sort())
     .orderBy('id');
-  if (capabilities.rowLocks) hooksQuery = hooksQuery.forNoKeyUpdate();
-  const hooks = new Map((await hooksQuery.execute()).map((h) => [h.id, h]));
+  if (capabilities.rowLocks) query = query.forNoKeyUpdate();
+  const rows = await query.execute();
+  return new Map(
+    rows.map((h) => [
+      h.id,
+      {
+        id: h.id,
+        workspaceId: h.workspace_id,
+        name: h.name,
+        url: h.url,
+        method: h.method,
+        contentType: h.content_type,
+        timeoutSeconds: h.timeout_seconds,
+        headers: fromJson<Record<string, string>>(h.headers) ?? {},
+        rateLimitPerMinute: h.rate_limit_per_minute,
+        secretSealed: h.secret_sealed,
+        enabled: toBool(h.enabled),
+      },
+    ]),
+  );
+}
 
-  const nowSecond = Math.floor(now.getTime() / 1000);
-  const windows = await trx
+/** The sends counted for these webhooks from epoch second `fromSecond` on. */
+export async function countedSends(
+  trx: Executor,
+  webhookIds: readonly string[],
+  fromSecond: number,
+): Promise<CountedSends[]> {
+  if (webhookIds.length === 0) return [];
+  const rows = await trx
     .selectFrom('webhook_rate_windows')
     .select(['webhook_id', 'second', 'sends'])
-    .where('webhook_id', 'in', webhookIds)
-    .where('second', '>=', nowSecond - WINDOW_SECONDS)
+    .where('webhook_id', 'in', [...webhookIds])
+    .where('second', '>=', fromSecond)
     .execute();
-  const used = new Map<string, number>();
-  const oldest = new Map<string, number>();
-  for (const w of windows) {
-    const second = Number(w.second);
-    used.set(w.webhook_id, (used.get(w.webhook_id) ?? 0) + Number(w.sends));
-    oldest.set(w.webhook_id, Math.min(oldest.get(w.webhook_id) ?? second, second));
-  }
+  return rows.map((w) => ({ webhookId: w.webhook_id, second: Number(w.second), sends: Number(w.sends) }));
+}
 
-  const claimed: ClaimedDelivery[] = [];
-  const taken = new Map<string, number>();
-  const updates: unknown[][] = [];
-  for (const d of due) {
-    if (d.webhook_id === null) continue;
-    const hook = hooks.get(d.webhook_id);
-    if (!hook) continue; // deleted after our read: the next claim fails it as an orphan
-    if (!toBool(hook.enabled) && d.origin !== 'test') {
-      // A disabled webhook keeps its deliveries pending; they resume within a minute of re-enabling.
-      updates.push([d.id, new Date(now.getTime() + 60_000), null, d.url, d.method]);
-      continue;
-    }
-    const sent = (used.get(hook.id) ?? 0) + (taken.get(hook.id) ?? 0);
-    if (sent >= hook.rate_limit_per_minute) {
-      // Deferred, not attempted: due again when the oldest counted second leaves the window.
-      const first = Math.min(oldest.get(hook.id) ?? nowSecond, nowSecond);
-      updates.push([d.id, new Date((first + WINDOW_SECONDS + 1) * 1000), null, d.url, d.method]);
-      continue;
-    }
-    taken.set(hook.id, (taken.get(hook.id) ?? 0) + 1);
-    // Long enough for one attempt; a worker still busy with earlier ones extends it (extendLeases).
-    const leaseUntil = new Date(now.getTime() + hook.timeout_seconds * 1000 + options.leaseMarginMs);
-    updates.push([d.id, leaseUntil, workerId, hook.url, hook.method]);
-    claimed.push({
-      id: d.id,
-      workspaceId: d.workspace_id,
-      eventType: d.event_type,
-      eventId: d.event_id,
-      idempotencyKey: d.idempotency_key,
-      payload: d.payload,
-      attempt: d.attempt_count + 1,
-      leaseUntil,
-      webhook: {
-        id: hook.id,
-        workspaceId: hook.workspace_id,
-        name: hook.name,
-        url: hook.url,
-        method: hook.method,
-        contentType: hook.content_type,
-        timeoutSeconds: hook.timeout_seconds,
-        headers: fromJson<Record<string, string>>(hook.headers) ?? {},
-        rateLimitPerMinute: hook.rate_limit_per_minute,
-        secretSealed: hook.secret_sealed,
-      },
-    });
-  }
+/** What a claim writes to one delivery: when it is due next, who leases it, where it goes. */
+export interface ClaimWrite {
+  id: string;
+  dueAt: Date;
+  /** The claiming worker for a lease; null for a delivery put off. */
+  leaseOwner: string | null;
+  url: string;
+  method: string;
+}
+
+/** Writes a claim's outcome for every delivery it decided, in one multi-row statement. */
+export async function writeClaims(
+  trx: Executor,
+  capabilities: DialectCapabilities,
+  writes: readonly ClaimWrite[],
+): Promise<void> {
   await updateById(trx, capabilities, {
     table: 'webhook_deliveries',
     columns: [
@@ -192,20 +218,26 @@ export async function claimDue(
       { name: 'url', type: 'text' },
       { name: 'method', type: 'text' },
     ],
-    rows: updates,
+    rows: writes.map((w) => [w.id, w.dueAt, w.leaseOwner, w.url, w.method]),
   });
-  if (taken.size > 0) {
-    await trx
-      .insertInto('webhook_rate_windows')
-      .values([...taken].map(([webhook_id, sends]) => ({ webhook_id, second: nowSecond, sends })))
-      .onConflict((oc) =>
-        oc
-          .columns(['webhook_id', 'second'])
-          .doUpdateSet((eb) => ({ sends: eb('webhook_rate_windows.sends', '+', eb.ref('excluded.sends')) })),
-      )
-      .execute();
-  }
-  return claimed;
+}
+
+/** Adds sends to each webhook's count of epoch second `second` (an upsert that adds, across workers). */
+export async function countSends(
+  trx: Executor,
+  second: number,
+  sends: ReadonlyMap<string, number>,
+): Promise<void> {
+  if (sends.size === 0) return;
+  await trx
+    .insertInto('webhook_rate_windows')
+    .values([...sends].map(([webhook_id, count]) => ({ webhook_id, second, sends: count })))
+    .onConflict((oc) =>
+      oc
+        .columns(['webhook_id', 'second'])
+        .doUpdateSet((eb) => ({ sends: eb('webhook_rate_windows.sends', '+', eb.ref('excluded.sends')) })),
+    )
+    .execute();
 }
 
 export interface AttemptRecord {
@@ -404,10 +436,7 @@ export async function releaseLeases(
     .execute();
 }
 
-/** Rate windows older than two minutes count for nothing; deleting them keeps the table tiny. */
-export async function purgeRateWindows(db: Executor, now: Date): Promise<void> {
-  await db
-    .deleteFrom('webhook_rate_windows')
-    .where('second', '<', Math.floor(now.getTime() / 1000) - 2 * WINDOW_SECONDS)
-    .execute();
+/** Deletes counted seconds before `beforeSecond`, which no claim reads any more: keeps the table tiny. */
+export async function purgeRateWindows(db: Executor, beforeSecond: number): Promise<void> {
+  await db.deleteFrom('webhook_rate_windows').where('second', '<', beforeSecond).execute();
 }

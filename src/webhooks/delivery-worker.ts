@@ -17,10 +17,11 @@ import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../shared/encryption.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import { rateWindowsPurgeBefore } from './claim-policy.ts';
+import { claimDueDeliveries } from './delivery-claims.service.ts';
 import {
   type AttemptRecord,
   type ClaimedDelivery,
-  claimDue,
   type DeadLettered,
   extendLeases,
   purgeRateWindows,
@@ -149,10 +150,10 @@ export class DeliveryWorker {
     const now = this.o.clock.now();
     if (now.getTime() - this.lastPurge >= PURGE_EVERY_MS) {
       this.lastPurge = now.getTime();
-      await purgeRateWindows(this.o.db, now);
+      await purgeRateWindows(this.o.db, rateWindowsPurgeBefore(now));
     }
     const claimed = await withTransaction(this.o.db, (trx) =>
-      claimDue(trx, this.o.capabilities, {
+      claimDueDeliveries(trx, this.o.capabilities, {
         now,
         workerId: this.id,
         limit,

@@ -4,6 +4,11 @@
  * same database. Every delivery completes; none is lost; a request is repeated only if it had
  * reached the receiver before the kill (in flight, or answered but not yet recorded), and then
  * with the same idempotency key and attempt number.
+ *
+ * Leases are ten minutes long here, so nothing the killed server leased becomes due by itself during
+ * the test: the leases are back-dated in the database while no server runs (as running out would
+ * leave them), and the restarted server must take every one of them. Retries stay a second apart:
+ * an attempt that times out on a loaded machine is simply retried.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -11,6 +16,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseDatabaseUrl } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/database.ts';
 import type { TestDatabase } from '../helpers/database.ts';
 import { createProcessDatabase, httpCall, spawnServer } from '../helpers/spawned-server.ts';
 import { Receiver } from './delivery-helpers.ts';
@@ -18,9 +25,31 @@ import { Receiver } from './delivery-helpers.ts';
 const CRASH_ENV = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s',
-  WEBHOOK_LEASE_MARGIN: '500ms',
+  WEBHOOK_LEASE_MARGIN: '10m',
   WEBHOOK_POLL_INTERVAL: '100ms',
 };
+
+/**
+ * Ends at `now` the leases the killed server still holds, as if they had run out (a lease is the
+ * delivery's `due_at` with `lease_owner` set); returns how many there were.
+ */
+async function expireLeases(url: string, now: Date): Promise<number> {
+  const target = parseDatabaseUrl(url);
+  assert.ok(target, `a database URL: ${url}`);
+  const handle = openDatabase(target);
+  try {
+    const result = await handle.db
+      .updateTable('webhook_deliveries')
+      .set({ due_at: now })
+      .where('status', '=', 'pending')
+      .where('lease_owner', 'is not', null)
+      .where('due_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(result.numUpdatedRows);
+  } finally {
+    await handle.close();
+  }
+}
 
 /** One API call that must succeed (any 2xx); its JSON body. */
 async function api<T>(
@@ -111,6 +140,8 @@ describe('deliveries survive SIGKILL', () => {
       receiver.requests.filter((r) => r.realMs < killedAt).map((r) => String(r.headers['x-idempotency-key'])),
     );
     assert.ok(beforeKill.size < total, 'the kill happened mid-way');
+    const expired = await expireLeases(database.url, new Date(killedAt));
+    assert.ok(expired > 0, 'the kill left deliveries leased');
 
     const second = await spawnServer(database, dir, CRASH_ENV);
     children.push(second.child);
