@@ -1,5 +1,6 @@
 /** TypeBox schemas of /subscriptions (contract §7). */
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Invoice } from './invoices.repository.ts';
 import type { BillingPeriod } from './period.ts';
@@ -16,6 +17,7 @@ export const LimitsSchema = Type.Object({
   webhooks: Limit('Webhooks per workspace'),
   devices: Limit('Devices per workspace'),
 });
+component('PlanLimits', LimitsSchema);
 
 export const PlanSchema = Type.Object({
   id: Type.String({ description: 'free, pro, business, enterprise (or the ids of PLANS_FILE)' }),
@@ -29,6 +31,7 @@ export const PlanSchema = Type.Object({
     }),
   ),
 });
+component('Plan', PlanSchema);
 
 export const SubscriptionSchema = Type.Object({
   plan: Type.String(),
@@ -37,6 +40,7 @@ export const SubscriptionSchema = Type.Object({
   current_period_end: Timestamp,
   limits: LimitsSchema,
 });
+component('Subscription', SubscriptionSchema);
 
 export function changePlanBody(planIds: readonly string[]) {
   return Type.Object({ plan: StringEnum(planIds as [string, ...string[]]) }, { additionalProperties: false });
@@ -71,6 +75,7 @@ export const UsageSchema = Type.Object({
     }),
   ),
 });
+component('Usage', UsageSchema);
 
 export const LineItemSchema = Type.Object({
   kind: StringEnum(['subscription', 'event_overage'] as const),
@@ -79,6 +84,7 @@ export const LineItemSchema = Type.Object({
   unit_amount_cents: Type.Integer(),
   amount_cents: Type.Integer(),
 });
+component('InvoiceLineItem', LineItemSchema);
 
 export const InvoiceSchema = Type.Object({
   id: Type.String(),
@@ -91,6 +97,7 @@ export const InvoiceSchema = Type.Object({
     description: 'Computed, not charged: there is no payment provider',
   }),
 });
+component('Invoice', InvoiceSchema);
 
 export const planOut = (plan: Plan) => plan;
 

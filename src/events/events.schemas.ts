@@ -1,5 +1,6 @@
 /** Request and response schemas of /events (contract §4.3), and the record's JSON form. */
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import { PointSchema, pointOf } from '../locations/point.ts';
 import type { GeofenceEvent } from './events.repository.ts';
@@ -27,6 +28,7 @@ export const EventSchema = Type.Object({
     event_metadata: Type.Record(Type.String(), Type.Unknown(), { description: "The location's metadata" }),
   }),
 });
+component('Event', EventSchema);
 
 export const EventParams = Type.Object({ event_id: Type.String({ description: 'The event record id' }) });
 

@@ -1,6 +1,7 @@
 /** Request and response schemas of the location endpoints (contract §4.2). */
 import { Type } from 'typebox';
 import { EventSchema } from '../events/events.schemas.ts';
+import { component } from '../http/components.ts';
 import {
   FreeObject,
   Id,
@@ -107,6 +108,7 @@ export const LocationSchema = Type.Object({
   out_of_order: Type.Boolean({ description: 'Older than the newest evaluated location: not evaluated' }),
   received_at: Type.String({ format: 'date-time' }),
 });
+component('Location', LocationSchema);
 
 export const RecordLocationResponse = Type.Object({
   location: LocationSchema,

@@ -1,5 +1,6 @@
 /** Request and response schemas of tracking sessions (contract §4.4). */
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { TrackingSession } from './sessions.repository.ts';
 
@@ -24,6 +25,7 @@ export const SessionSchema = Type.Object({
     { description: 'Kept current while the session is active' },
   ),
 });
+component('TrackingSession', SessionSchema);
 
 export const StartSessionBody = Type.Object(
   {
