@@ -9,6 +9,9 @@ import { canonicalComponent, componentName } from './components.ts';
 
 const REF_PREFIX = '#/components/schemas/';
 
+/** Uses already compared with their component: each once, however many apps and routes document it. */
+const checkedUses = new WeakSet<object>();
+
 export function componentRef(name: string): string {
   return REF_PREFIX + name;
 }
@@ -44,16 +47,18 @@ export class ComponentCatalogue {
 
   /** The `$ref` of a use; a use with its own description keeps it (a response's description). */
   private reference(name: string, use: Record<string, unknown>): Record<string, unknown> {
-    const { description, ...rest } = use;
-    const { description: canonicalDescription, ...canonicalRest } = canonicalComponent(name) as Record<
-      string,
-      unknown
-    >;
-    // A use differing in anything but its description is another schema under the same name.
-    if (JSON.stringify(rest) !== JSON.stringify(canonicalRest)) {
-      throw new Error(`A schema named ${name} differs from the component ${name}`);
+    const canonical = canonicalComponent(name) as Record<string, unknown>;
+    if (use !== canonical && !checkedUses.has(use)) {
+      // A use differing in anything but its description is another schema under the same name.
+      const { description: _use, ...rest } = use;
+      const { description: _canonical, ...canonicalRest } = canonical;
+      if (JSON.stringify(rest) !== JSON.stringify(canonicalRest)) {
+        throw new Error(`A schema named ${name} differs from the component ${name}`);
+      }
+      checkedUses.add(use);
     }
     const ref = { $ref: this.add(name) };
-    return description !== undefined && description !== canonicalDescription ? { ...ref, description } : ref;
+    const { description } = use;
+    return description !== undefined && description !== canonical.description ? { ...ref, description } : ref;
   }
 }
