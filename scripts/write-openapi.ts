@@ -1,7 +1,8 @@
 /**
  * Writes the OpenAPI 3.0 document to a file (default `openapi.json`, or the first argument) without
  * starting a server: the app is built on an in-memory SQLite database, the document read from
- * `@fastify/swagger`, and everything closed again. For client generators and API reviews.
+ * `@fastify/swagger`, and everything closed again. For client generators (its named components
+ * become their types, ADR 013) and API reviews.
  */
 import fs from 'node:fs';
 import { buildApp } from '../src/app.ts';
@@ -21,7 +22,12 @@ const config = loadConfig({
 const deps = await createDeps(config, { logger: createLogger('silent') });
 const app = await buildApp(deps);
 await app.ready();
-fs.writeFileSync(target, `${JSON.stringify(app.swagger(), null, 2)}\n`);
+const document = app.swagger() as { paths: Record<string, object>; components: { schemas: object } };
+const text = `${JSON.stringify(document, null, 2)}\n`;
+fs.writeFileSync(target, text);
 await app.close();
 await deps.close();
-process.stdout.write(`wrote ${target}\n`);
+const operations = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).length, 0);
+const components = Object.keys(document.components.schemas).length;
+const kib = Math.round(Buffer.byteLength(text) / 1024);
+process.stdout.write(`wrote ${target}: ${operations} operations, ${components} components, ${kib} KiB\n`);

@@ -54,7 +54,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerGracefulClose(app);
   registerRouteAuth(app, deps.identity.authenticator, API_PREFIX, deps.billing.apiKeyLimit);
 
-  await registerOpenApi(app, deps.config.publicUrl);
+  await registerOpenApi(app, deps.config.publicUrl, {
+    apiKeyRateLimited: deps.billing.apiKeyLimit !== undefined,
+  });
   await app.register(healthRoutes, {
     ping: deps.database.ping,
     metrics,

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { userOf } from '../auth/route-auth.ts';
 import type { Db } from '../db/database.ts';
+import { component } from '../http/components.ts';
 import {
   errorResponses,
   FreeObject,
@@ -26,6 +27,7 @@ const SettingsSchema = Type.Object({
   email_notifications: Type.Boolean(),
   notify_on: Type.Array(StringEnum(NOTIFY_TOPICS)),
 });
+component('AccountSettings', SettingsSchema);
 
 const SettingsPatch = Type.Object(
   {
@@ -45,6 +47,7 @@ const NotificationSchema = Type.Object({
   read: Type.Boolean(),
   created_at: Timestamp,
 });
+component('Notification', NotificationSchema);
 
 function settingsOut(s: AccountSettings) {
   return { timezone: s.timezone, email_notifications: s.emailNotifications, notify_on: s.notifyOn };

@@ -2,6 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import {
   errorResponses,
   Id,
@@ -28,11 +29,13 @@ const ApiKeySchema = Type.Object({
   last_used_at: Nullable(Timestamp),
   expires_at: Nullable(Timestamp),
 });
+component('ApiKey', ApiKeySchema);
 
 const CreatedApiKeySchema = Type.Object({
   ...ApiKeySchema.properties,
   key: Type.String({ description: 'The secret key: shown in this response only' }),
 });
+component('CreatedApiKey', CreatedApiKeySchema);
 
 const CreateBody = Type.Object(
   {

@@ -10,14 +10,11 @@
  * without a declaration fails at start-up rather than defaulting to open.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { errorResponses } from '../http/schemas.ts';
 import { type ApiKeyRateLimit, apiKeyLimitExceeded, rateLimitHeaders } from '../limits/api-key-limit.ts';
 import { InsufficientPermissionsError, NotAuthenticatedError } from '../shared/errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
-
-const RATE_LIMITED_RESPONSE = errorResponses(429)[429];
 
 export type RouteAuth =
   | 'public'
@@ -45,12 +42,6 @@ export function registerRouteAuth(
     const auth = (route.config as { auth?: RouteAuth } | undefined)?.auth;
     if (route.url.startsWith(protectedPrefix) && auth === undefined) {
       throw new Error(`Route ${String(route.method)} ${route.url} must declare config.auth`);
-    }
-    // Every route an API key may call can answer 429 RATE_LIMIT_EXCEEDED (contract §7): say so in
-    // its documented responses (this hook runs before the OpenAPI plugin collects the route).
-    const response = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
-    if (apiKeyLimit && auth !== undefined && auth !== 'public' && auth.via !== 'user' && response) {
-      response[429] ??= RATE_LIMITED_RESPONSE;
     }
     // The check is a hook of the protected route itself, its declaration bound in: public routes
     // (probes, docs) run no auth hook at all. Route-level hooks run after the application's own

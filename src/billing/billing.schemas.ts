@@ -1,5 +1,6 @@
 /** TypeBox schemas of /subscriptions (contract §7). */
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Invoice } from './invoices.repository.ts';
 import type { BillingPeriod } from './period.ts';
@@ -16,6 +17,7 @@ export const LimitsSchema = Type.Object({
   webhooks: Limit('Webhooks per workspace'),
   devices: Limit('Devices per workspace'),
 });
+component('PlanLimits', LimitsSchema);
 
 export const PlanSchema = Type.Object({
   id: Type.String({ description: 'free, pro, business, enterprise (or the ids of PLANS_FILE)' }),
@@ -33,6 +35,7 @@ export const PlanSchema = Type.Object({
       'Whether an owner or admin can switch to this plan with PUT /subscriptions/current; otherwise (enterprise) an operator assigns it',
   }),
 });
+component('Plan', PlanSchema);
 
 export const SubscriptionSchema = Type.Object({
   plan: Type.String(),
@@ -41,6 +44,7 @@ export const SubscriptionSchema = Type.Object({
   current_period_end: Timestamp,
   limits: LimitsSchema,
 });
+component('Subscription', SubscriptionSchema);
 
 export function changePlanBody(planIds: readonly string[]) {
   return Type.Object({ plan: StringEnum(planIds as [string, ...string[]]) }, { additionalProperties: false });
@@ -75,6 +79,7 @@ export const UsageSchema = Type.Object({
     }),
   ),
 });
+component('Usage', UsageSchema);
 
 export const LineItemSchema = Type.Object({
   kind: StringEnum(['subscription', 'event_overage'] as const),
@@ -83,6 +88,7 @@ export const LineItemSchema = Type.Object({
   unit_amount_cents: Type.Integer(),
   amount_cents: Type.Integer(),
 });
+component('InvoiceLineItem', LineItemSchema);
 
 export const InvoiceSchema = Type.Object({
   id: Type.String(),
@@ -95,6 +101,7 @@ export const InvoiceSchema = Type.Object({
     description: 'Computed, not charged: there is no payment provider',
   }),
 });
+component('Invoice', InvoiceSchema);
 
 export const planOut = (plan: Plan) => plan;
 

@@ -1,6 +1,7 @@
 /** Request and response schemas of /devices (contract §4.1), and the record's JSON form. */
 import { Type } from 'typebox';
 import { freeObject } from '../http/free-object.ts';
+import { component } from '../http/components.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, Timestamp } from '../http/schemas.ts';
 import { PointSchema } from '../locations/point.ts';
 import type { Device } from './devices.repository.ts';
@@ -40,6 +41,7 @@ export const DeviceSchema = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+component('Device', DeviceSchema);
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const ExternalId = Nullable(

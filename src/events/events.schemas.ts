@@ -1,6 +1,7 @@
 /** Request and response schemas of /events (contract §4.3), and the record's JSON form. */
 import { Type } from 'typebox';
 import { freeObject } from '../http/free-object.ts';
+import { component } from '../http/components.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import { PointSchema, pointOf } from '../locations/point.ts';
 import type { GeofenceEvent } from './events.repository.ts';
@@ -28,6 +29,7 @@ export const EventSchema = Type.Object({
     event_metadata: freeObject("The location's metadata"),
   }),
 });
+component('Event', EventSchema);
 
 export const EventParams = Type.Object({ event_id: Type.String({ description: 'The event record id' }) });
 

@@ -1,6 +1,7 @@
 /** Request and response schemas of /geofences (contract §3), and the record's JSON form. */
 import { Type } from 'typebox';
 import { freeObject } from '../http/free-object.ts';
+import { component } from '../http/components.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Geofence } from './geofences.repository.ts';
 
@@ -40,6 +41,7 @@ export const GeometryIn = Type.Object(
   { type: Type.String({ description: '`Polygon` or `Circle`' }) },
   { additionalProperties: true, description: GEOMETRY_RULES, example: EXAMPLE_POLYGON },
 );
+component('GeofenceGeometryInput', GeometryIn);
 
 const PositionOut = Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[lng, lat]' });
 const PolygonOut = Type.Object(
@@ -49,6 +51,7 @@ const PolygonOut = Type.Object(
   },
   { title: 'Polygon' },
 );
+component('PolygonGeometry', PolygonOut);
 const CircleOut = Type.Object(
   {
     type: StringEnum(['Circle']),
@@ -57,7 +60,9 @@ const CircleOut = Type.Object(
   },
   { title: 'Circle' },
 );
+component('CircleGeometry', CircleOut);
 const GeometryOut = Type.Union([PolygonOut, CircleOut], { description: 'The stored (normalised) geometry' });
+component('GeofenceGeometry', GeometryOut);
 
 export const GeofenceSchema = Type.Object({
   id: Id,
@@ -77,6 +82,7 @@ export const GeofenceSchema = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+component('Geofence', GeofenceSchema);
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Description = Nullable(Type.String({ maxLength: 2000 }));

@@ -1,12 +1,16 @@
 /**
  * The OpenAPI 3.0 document is generated from the route schemas (`@fastify/swagger`), served at
  * `/openapi/openapi.json`, and browsable at `/docs` (Swagger UI from the installed package: no
- * internet needed). Registered before any route so every route is collected.
+ * internet needed). Registered before any route so every route is collected. What the document
+ * adds to the route schemas (named components, common error responses, examples) is ADR 013.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { openApiAuthFields, type RouteAuth } from '../auth/route-auth.ts';
+import { ComponentCatalogue } from './component-catalogue.ts';
+import { withOperationExamples } from './operation-examples.ts';
+import { withRateLimitHeaders } from './rate-limit-headers.ts';
+import { type DocumentationSettings, documentedSchema } from './route-documentation.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -16,15 +20,42 @@ or leave polygon and circle geofences, records the events and delivers them as s
 Conventions (contract §1): JSON in and out; errors are \`{detail, error_code?, details?}\`; schema
 failures are 422 with \`detail\` an array of \`{type, loc, msg}\`; malformed JSON is 400; lists take
 \`offset\`/\`limit\` (1..200, default 50) and answer \`{results, pagination}\`; ids are UUIDv7;
-timestamps are ISO 8601 UTC. Every route states the API-key scope it needs (\`x-required-scope\`).`;
+timestamps are ISO 8601 UTC. Every route states the API-key scope it needs (\`x-required-scope\`).
 
-export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
+Resources are named schemas under \`components/schemas\` (Geofence, Device, Event, Webhook, Error…),
+so a generated client has a type for each. Every operation lists the errors it can answer: those of
+its own logic and the common ones of its kind: 400 for a malformed JSON body, 401/403 from its
+credentials and scope, 404 for a resource in its path, 413 over the body limit (1 MiB, 5 MiB for
+\`POST /locations/batch\`), 415 for a body that is not JSON, 422 for schema failures, 429 over an API
+key's hourly budget, 500. Every operation shows an example request and answer.`;
+
+export interface OpenApiOptions {
+  /** API keys are counted against their plan's hourly budget, so their routes can answer 429. */
+  apiKeyRateLimited: boolean;
+}
+
+export async function registerOpenApi(
+  app: FastifyInstance,
+  publicUrl: string,
+  options: OpenApiOptions,
+): Promise<void> {
+  const settings: DocumentationSettings = {
+    bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024,
+    apiKeyRateLimited: options.apiKeyRateLimited,
+  };
+  // The components are collected as routes are added: @fastify/swagger converts `components.schemas`
+  // before it documents the routes, so they must all be known by then.
+  const catalogue = new ComponentCatalogue();
+  app.addHook('onRoute', (route) => {
+    documentedSchema(route, settings, catalogue);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
       info: { title: 'Geofencing Service API', version: '1.0.0', description: DESCRIPTION },
       servers: [{ url: publicUrl, description: 'This server; API paths carry the /api/v1 version prefix' }],
       components: {
+        schemas: catalogue.schemas as Record<string, never>,
         securitySchemes: {
           bearerJwt: {
             type: 'http',
@@ -47,53 +78,14 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         },
       },
     },
-    // Every answer to an API key carries the key's hourly budget (contract §7): documented on each
-    // operation an API key may call, from the same `x-auth-via` the auth declaration produced.
+    // Rate-limit headers (contract §7) and the examples are added to the finished document.
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? withRateLimitHeaders(documentObject.openapiObject)
+        ? withOperationExamples(withRateLimitHeaders(documentObject.openapiObject))
         : documentObject.swaggerObject,
-    // Security requirements and the required scope come from each route's `config.auth`.
-    transform: ({ schema, url, route }) => ({
-      schema: { ...schema, ...openApiAuthFields((route.config as { auth?: RouteAuth } | undefined)?.auth) },
-      url,
-    }),
+    // Security, scope, common errors and component references come from the route (ADR 013).
+    transform: ({ url, route }) => ({ schema: documentedSchema(route, settings, catalogue), url }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-}
-
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': {
-    description: "API-key requests allowed per rolling hour by the workspace's plan (API-key requests only)",
-    schema: { type: 'integer' },
-  },
-  'X-RateLimit-Remaining': {
-    description: 'Requests left in the current rolling hour (API-key requests only)',
-    schema: { type: 'integer' },
-  },
-  'X-RateLimit-Reset': {
-    description: 'Seconds until the budget next grows (API-key requests only)',
-    schema: { type: 'integer' },
-  },
-};
-
-interface DocumentOperation {
-  'x-auth-via'?: string;
-  responses?: Record<string, { headers?: Record<string, unknown> }>;
-}
-
-/** Adds the X-RateLimit-* response headers to every operation callable with an API key. */
-function withRateLimitHeaders<T>(document: T): T {
-  const paths = (document as { paths?: Record<string, Record<string, DocumentOperation>> }).paths ?? {};
-  for (const operations of Object.values(paths)) {
-    for (const operation of Object.values(operations)) {
-      const via = operation['x-auth-via'];
-      if (via !== 'any' && via !== 'api_key') continue;
-      for (const response of Object.values(operation.responses ?? {})) {
-        response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
-      }
-    }
-  }
-  return document;
 }

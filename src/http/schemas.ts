@@ -4,6 +4,7 @@
  */
 import { type Static, type TSchema, Type } from 'typebox';
 import { freeObject } from './free-object.ts';
+import { component, componentName, describedComponent } from './components.ts';
 
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
@@ -21,19 +22,34 @@ export const Id = Type.String({ description: 'UUID (version 7)' });
 /** Keys kept exactly, 16 levels at most (contract §1): see free-object.ts. */
 export const FreeObject = freeObject('Free-form JSON object');
 
-export const ValidationIssueSchema = Type.Object({
-  type: Type.String(),
-  loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
-  msg: Type.String(),
-});
+export const ValidationIssueSchema = component(
+  'ValidationIssue',
+  Type.Object(
+    {
+      type: Type.String({
+        description: 'What is wrong, e.g. `missing`, `string_too_long`, `extra_forbidden`',
+      }),
+      loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+        description: 'Where: `body`, `query` or `path`, then the field names and array indexes',
+      }),
+      msg: Type.String(),
+    },
+    { description: 'One schema-validation problem (contract §1)' },
+  ),
+);
 
-export const ErrorSchema = Type.Object(
-  {
-    detail: Type.Union([Type.String(), Type.Array(ValidationIssueSchema)]),
-    error_code: Type.Optional(Type.String()),
-    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  },
-  { description: 'Error body (seed §7.1)' },
+export const ErrorSchema = component(
+  'Error',
+  Type.Object(
+    {
+      detail: Type.Union([Type.String(), Type.Array(ValidationIssueSchema)], {
+        description: 'A message, or for 422 the list of validation problems',
+      }),
+      error_code: Type.Optional(Type.String({ description: 'e.g. `VALIDATION_ERROR`, `NOT_FOUND`' })),
+      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    },
+    { description: 'Error body (seed §7.1, contract §1)' },
+  ),
 );
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -49,12 +65,16 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'Service unavailable',
 };
 
-/** Error responses for a route's schema; 422 and 500 are implied for every route. */
+/**
+ * Error responses for a route's schema; 422 and 500 are implied for every route. The statuses every
+ * route of its kind can answer (malformed JSON, credentials, body limit…) are added to the document
+ * by common-error-responses.ts; a route lists here the errors of its own logic.
+ */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const all = new Set([...statuses, 422, 500]);
   const out: Record<number, TSchema> = {};
   for (const status of [...all].sort()) {
-    out[status] = Type.Object(ErrorSchema.properties, { description: ERROR_DESCRIPTIONS[status] ?? 'Error' });
+    out[status] = describedComponent(ErrorSchema, ERROR_DESCRIPTIONS[status] ?? 'Error');
   }
   return out;
 }
@@ -76,19 +96,27 @@ export const PaginationQuery = Type.Object({
   ),
 });
 
-export const PaginationSchema = Type.Object({
-  total: Type.Integer(),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-  has_more: Type.Boolean(),
-});
+export const PaginationSchema = component(
+  'Pagination',
+  Type.Object({
+    total: Type.Integer({ description: 'Items matching the filters' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    has_more: Type.Boolean({ description: 'More items after this page' }),
+  }),
+);
 
-/** The list envelope of every list endpoint (contract §1). */
+/**
+ * The list envelope of every list endpoint (contract §1); for a named item it is the component
+ * `<item>List`, so every list of the same item is one named type.
+ */
 export function ListOf<T extends TSchema>(item: T, description?: string) {
-  return Type.Object(
-    { results: Type.Array(item), pagination: PaginationSchema },
-    description ? { description } : {},
-  );
+  const envelope = Type.Object({ results: Type.Array(item), pagination: PaginationSchema });
+  const itemName = componentName(item);
+  if (itemName === undefined)
+    return description ? Type.Object(envelope.properties, { description }) : envelope;
+  const named = component(`${itemName}List`, envelope);
+  return description ? describedComponent(named, description) : named;
 }
 
 export interface Page<T> {

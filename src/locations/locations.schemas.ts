@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { EventSchema } from '../events/events.schemas.ts';
 import { freeObject } from '../http/free-object.ts';
+import { component } from '../http/components.ts';
 import {
   FreeObject,
   Id,
@@ -106,6 +107,7 @@ export const LocationSchema = Type.Object({
   out_of_order: Type.Boolean({ description: 'Older than the newest evaluated location: not evaluated' }),
   received_at: Type.String({ format: 'date-time' }),
 });
+component('Location', LocationSchema);
 
 export const RecordLocationResponse = Type.Object({
   location: LocationSchema,

@@ -1,5 +1,6 @@
 /** The GeoJSON Point every record of this pipeline shows (RFC 7946 §3.1.2: `[lng, lat]`). */
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { StringEnum } from '../http/schemas.ts';
 
 export interface GeoJsonPoint {
@@ -14,6 +15,7 @@ export const PointSchema = Type.Object(
   },
   { description: 'GeoJSON Point' },
 );
+component('Point', PointSchema);
 
 export function pointOf(lng: number, lat: number): GeoJsonPoint {
   return { type: 'Point', coordinates: [lng, lat] };

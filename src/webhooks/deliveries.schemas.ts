@@ -1,5 +1,6 @@
 /** Schemas of the deliveries and dead-letter routes (seed §2.4–2.6, contract §5) and the JSON forms. */
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { DeadLetter, DeadLetterStats } from './dead-letters.repository.ts';
 import type { Delivery, DeliveryAttempt } from './deliveries.repository.ts';
@@ -49,6 +50,7 @@ export const DeliverySchema = Type.Object(
   },
   { description: 'A webhook delivery (seed §2.4)' },
 );
+component('Delivery', DeliverySchema);
 
 export const AttemptSchema = Type.Object({
   n: Type.Integer({ description: 'Attempt number (`X-SVC-Attempt`)' }),
@@ -60,11 +62,13 @@ export const AttemptSchema = Type.Object({
     Type.String({ description: 'At most the first 1 KiB of the response body' }),
   ),
 });
+component('WebhookAttempt', AttemptSchema);
 
 export const DeliveryDetailSchema = Type.Object(
   { ...DeliverySchema.properties, attempts: Type.Array(AttemptSchema) },
   { description: 'A delivery with every attempt made' },
 );
+component('DeliveryDetail', DeliveryDetailSchema);
 
 export const TestDeliveryResponse = Type.Object({ delivery_id: Id });
 export const RetryResponse = Type.Object({ delivery_id: Id, status: StringEnum(['pending']) });
@@ -86,6 +90,7 @@ export const DeadLetterSchema = Type.Object(
   },
   { description: 'A dead-letter entry (seed §2.5)' },
 );
+component('DeadLetterEntry', DeadLetterSchema);
 
 export const DeadLetterStatsSchema = Type.Object(
   {
@@ -103,6 +108,7 @@ export const DeadLetterStatsSchema = Type.Object(
   },
   { description: 'Dead-letter statistics (seed §2.6)' },
 );
+component('DeadLetterStats', DeadLetterStatsSchema);
 
 export function deliveryOut(d: Delivery) {
   return {

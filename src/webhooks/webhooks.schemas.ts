@@ -4,6 +4,7 @@
  * targets, geofence ids of the workspace) are checked in webhooks.service.ts.
  */
 import { type Static, Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Webhook } from './webhooks.repository.ts';
 
@@ -91,6 +92,7 @@ export const WebhookSchema = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+component('Webhook', WebhookSchema);
 
 export const CreatedWebhookSchema = Type.Object(
   {
@@ -101,11 +103,13 @@ export const CreatedWebhookSchema = Type.Object(
   },
   { description: 'The new webhook with its signing secret' },
 );
+component('CreatedWebhook', CreatedWebhookSchema);
 
 export const SecretSchema = Type.Object(
   { secret: Type.String({ description: 'Signing secret, `whsec_…`' }) },
   { description: 'The webhook signing secret' },
 );
+component('WebhookSecret', SecretSchema);
 
 /** A `secret` field is refused like any unknown one (extra_forbidden): the service generates it. */
 export const CreateWebhookBody = Type.Object(

@@ -1,0 +1,9 @@
+/** The example request body and answers of one operation, keyed by `METHOD /path` as documented. */
+export interface OperationExample {
+  /** The request body, for an operation that takes one. */
+  request?: unknown;
+  /** Answer bodies by status; the operation's success status at least (not for a 204). */
+  responses: Record<number, unknown>;
+}
+
+export type OperationExamples = Record<string, OperationExample>;

@@ -1,0 +1,104 @@
+/**
+ * A client generated from the document has a named type per resource: openapi-typescript's Node
+ * API turns the served document into TypeScript, and the TypeScript compiler checks that the
+ * output compiles and that `components["schemas"]["Geofence"]` and the others exist.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import openapiTS from 'openapi-typescript';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { servedDocument } from '../helpers/openapi.ts';
+
+const run = promisify(execFile);
+const TSC = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')),
+  'bin/tsc',
+);
+
+const NAMED_TYPES = [
+  'Geofence',
+  'GeofenceGeometry',
+  'Device',
+  'Event',
+  'Location',
+  'TrackingSession',
+  'Webhook',
+  'Delivery',
+  'WebhookAttempt',
+  'DeadLetterEntry',
+  'ApiKey',
+  'Notification',
+  'Plan',
+  'Subscription',
+  'Usage',
+  'Invoice',
+  'Error',
+  'ValidationIssue',
+  'Pagination',
+  'GeofenceList',
+];
+
+describe('openapi-typescript on the document', () => {
+  let t: TestApp;
+  let generated: string;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-ts-'));
+
+  before(async () => {
+    t = await startTestApp();
+    generated = await openapiTS((await servedDocument(t)) as never);
+  });
+  after(async () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await t.close();
+  });
+
+  test('operations use the named types', () => {
+    const operations = generated.slice(0, generated.indexOf('export interface components'));
+    assert.match(operations, /components\["schemas"\]\["Geofence"\]/);
+    assert.match(operations, /components\["schemas"\]\["Error"\]/);
+  });
+
+  test('the output compiles and has a type for every resource', async () => {
+    fs.writeFileSync(path.join(dir, 'api.ts'), generated);
+    const uses = NAMED_TYPES.map((name) => `export type ${name} = components['schemas']['${name}'];`);
+    fs.writeFileSync(
+      path.join(dir, 'use.ts'),
+      [
+        "import type { components } from './api.ts';",
+        ...uses,
+        // A named type is a real shape, not `unknown`: a circle geometry is one of its values.
+        "export const circle: Geofence['geometry'] = { type: 'Circle', coordinates: [13.4, 52.5], radius: 50 };",
+        '',
+      ].join('\n'),
+    );
+    const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext'];
+    const compiled = await run(process.execPath, [TSC, ...args, '--allowImportingTsExtensions', 'use.ts'], {
+      cwd: dir,
+    }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    assert.equal(compiled, '', 'tsc reports no error');
+  });
+
+  test('a missing type fails to compile, so the check above can fail', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'missing.ts'),
+      "import type { components } from './api.ts';\nexport type Nope = components['schemas']['NoSuchResource'];\n",
+    );
+    const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext'];
+    const failed = await run(process.execPath, [TSC, ...args, '--allowImportingTsExtensions', 'missing.ts'], {
+      cwd: dir,
+    }).then(
+      () => false,
+      () => true,
+    );
+    assert.ok(failed, 'tsc rejects an unknown schema name');
+  });
+});
