@@ -1,7 +1,7 @@
 /** Request and response schemas of /geofences (contract §3), and the record's JSON form. */
 import { Type } from 'typebox';
-import { freeObject } from '../http/free-object.ts';
 import { component } from '../http/components.ts';
+import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Geofence } from './geofences.repository.ts';
 

@@ -3,8 +3,8 @@
  * `type: 'null'` (→ `nullable`), no `const` (→ one-value `enum`).
  */
 import { type Static, type TSchema, Type } from 'typebox';
-import { freeObject } from './free-object.ts';
 import { component, componentName, describedComponent } from './components.ts';
+import { freeObject } from './free-object.ts';
 
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });

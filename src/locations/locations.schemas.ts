@@ -1,8 +1,8 @@
 /** Request and response schemas of the location endpoints (contract §4.2). */
 import { Type } from 'typebox';
 import { EventSchema } from '../events/events.schemas.ts';
-import { freeObject } from '../http/free-object.ts';
 import { component } from '../http/components.ts';
+import { freeObject } from '../http/free-object.ts';
 import {
   FreeObject,
   Id,
