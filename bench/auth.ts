@@ -1,10 +1,10 @@
 /**
- * bench:auth (issue 3): throughput of authenticated requests as a ratio of the unauthenticated
+ * bench:auth: throughput of authenticated requests as a ratio of the unauthenticated
  * GET /healthz on the same server in the same run: GET /auth/me with a JWT (session check +
  * two reads) and GET /auth/test-api-key with an API key (both header forms). Key lookups and
  * sessions are cached; hashing happens only at login and key creation.
  *
- * Issue 7 adds the cost of the API-key rate limit: the same GET /auth/test-api-key on three more
+ * It also measures the cost of the API-key rate limit: the same GET /auth/test-api-key on three more
  * servers that serve nothing else — limit in memory, limit switched off (API_KEY_RATE_LIMITS=false,
  * the baseline) and, when Redis is reachable, limit in Redis (one script call per key per
  * event-loop turn). All servers share one database and key; their runs are interleaved round by
@@ -62,7 +62,8 @@ const unlimited = await startServer(
 );
 // The memory-limited twin of the baseline: a server that, like the baseline and the Redis one,
 // serves nothing but API-key requests, so the three limit cases get the same treatment (a server
-// that also serves /healthz and JWTs has other JIT and heap state; that alone moved ratios by 20 %).
+// that also serves /healthz and JWTs has other JIT and heap state; that alone moves the ratios
+// more than the limiter costs).
 const limitedPort = await freePort();
 const limited = await startServer('src/server.ts', sharedEnv, limitedPort);
 const withRedis = await redisReachable(REDIS_URL);

@@ -1,5 +1,5 @@
 /**
- * bench:deliver (issue 6): webhook delivery end to end, server in a child process, receivers in
+ * bench:deliver (ADR 010): webhook delivery end to end, server in a child process, receivers in
  * this one (loopback, keep-alive).
  *  1. Latency: locations posted at a sustained rate (default 1,000 events/s, in batches every
  *     10 ms), each producing one event and one delivery; time from sending the location to the

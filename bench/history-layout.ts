@@ -1,6 +1,7 @@
 /**
- * bench:history-layout (issue 5, ADR 008 session 6): what the per-device history index costs SQLite
- * when writes arrive in device order or not, and what a write-optimised layout would save.
+ * bench:history-layout (ADR 008, "Alternatives considered": the staged history): what the
+ * per-device history index costs SQLite when writes arrive in device order or not, and what a
+ * write-optimised layout would save.
  *
  * Plain `node:sqlite` on a file in WAL mode with the server's settings, and a `locations` table with
  * the real columns and indexes (the per-device `(device_id, recorded_at)` index among them), filled

@@ -1,5 +1,5 @@
 /**
- * bench:http (issue 2): the full stack against a bare Fastify hello-world started in the same run.
+ * bench:http (ADR 012): the full stack against a bare Fastify hello-world started in the same run.
  *  - GET /healthz on both.
  *  - A small JSON POST through validation, the error handler and logging at info: POST
  *    /api/v1/auth/register with a body that breaks one rule (→ 422 detail array). Two references:

@@ -1,5 +1,5 @@
 /**
- * bench:ingest (issue 5), workload INGEST-10K (../shared/bench): the first 10,000 `fences()` as
+ * bench:ingest, workload INGEST-10K (../shared/bench): the first 10,000 `fences()` as
  * geofences of one workspace, 10,000 devices, locations from `points()`.
  *  - Batch ingestion: POST /locations/batch with 1,000 locations a request, one timed pass per
  *    in-flight level (`--concurrency 2,4`: clients sending batches at once; 2 and 4 by default,

@@ -1,5 +1,5 @@
 /**
- * bench:queries (issue 5: "indexes that keep them fast at millions of rows"): the location history
+ * bench:queries (ADR 008, "Storage settings"): the location history
  * and event list queries of the contract, timed on tables of millions of rows.
  *
  * The real schema (migrations) and the real repository functions (`listLocations`, `listEvents`:

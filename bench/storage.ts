@@ -1,5 +1,5 @@
 /**
- * bench:storage (issue 5): what SQLite itself costs per 1,000 ingested locations, the floor under
+ * bench:storage: what SQLite itself costs per 1,000 ingested locations, the floor under
  * bench:ingest's batch figure. The real schema (migrations) and the real write functions, without
  * HTTP, parsing or evaluation: per batch, in one transaction like ingestion, read 1,000 devices'
  * states (`lockDevices`), insert 1,000 locations (`insertLocations`), write the devices' states back
@@ -13,13 +13,13 @@
  * page, and each such page is one more WAL frame at commit.
  *
  * `--history N` first stores N older locations (spread over the devices, untimed), so the cost can
- * be compared at the table sizes a deployment reaches (ADR 008, session 5: it grows with them).
+ * be compared at the table sizes a deployment reaches (it grows with them: ADR 008, "Consequences").
  *
  * `--pick random` names distinct devices drawn at random in each batch instead of a run of
  * consecutive ones (INGEST-10K's batches name devices created one after another, whose index
  * entries sit side by side; real traffic does not). `--per-batch N` sets the locations per
  * transaction: 48 with `--devices 200` is the shape of bench:ingest's single-POST groups (ADR 008,
- * session 6). Figures stay per 1,000 locations.
+ * "Consequences"). Figures stay per 1,000 locations.
  * Usage: npm run bench:storage [-- --batches 150 --devices 10000 --history 0 --pick consecutive --per-batch 1000]
  */
 import fs from 'node:fs';

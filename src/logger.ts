@@ -1,8 +1,9 @@
 /** The process logger (pino). Credentials are redacted wherever they might be logged by hand. */
 import { type Logger, pino } from 'pino';
 
-// Explicit paths only: wildcard paths (`*.password`) made every log line ~4x slower (measured
-// 8.2 vs 2.1 µs a line), and request lines never carry headers or bodies in the first place.
+// Explicit paths only: wildcard paths (`*.password`) make pino test every key of every line against
+// the patterns (ADR 012, "Alternatives considered"), and request lines never carry headers or
+// bodies in the first place.
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
@@ -23,9 +24,9 @@ export const REDACT_PATHS = [
 
 /**
  * Lines are gathered and written about 4 KiB at a time, synchronously (pino's own default is a
- * synchronous write per line). Every request logs a line; measured on the 2-core CI machine, the
- * asynchronous per-line write (a libuv thread-pool round trip each) cost ~4 µs of CPU a line, a
- * synchronous write per line ~2 µs, and batching brings it to ~0.4 µs (ADR 012). A line waits at most
+ * synchronous write per line). Every request logs a line; an asynchronous write per line is a
+ * thread-pool round trip, a synchronous one a system call per request; batching makes it one per
+ * ~4 KiB (ADR 012). A line waits at most
  * FLUSH_AFTER_MS when traffic is low, and whatever is pending is written when the process exits
  * (including after an uncaught exception); only a SIGKILL can lose it. A blocked stdout (a stalled log
  * collector) blocks the process rather than growing memory without bound, as pino's default does.

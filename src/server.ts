@@ -1,5 +1,6 @@
 /**
- * Starts the service: API (and, as later issues add them, the in-process workers) on HOST:PORT.
+ * Starts the service on HOST:PORT: the API, the background jobs and, unless RUN_WORKER=false, the
+ * webhook engine.
  * SIGTERM/SIGINT stop accepting connections, let in-flight requests finish, then close the database.
  */
 import { buildApp } from './app.ts';

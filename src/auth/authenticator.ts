@@ -1,6 +1,6 @@
 /**
  * Turns request credentials into a Principal. JWT sessions and API keys are checked against the
- * database through short-lived caches (see docs/decisions/006-auth-caches.md): hashing happens only
+ * database through short-lived caches (see docs/decisions/004-identity.md, "Caches"): hashing happens only
  * at key creation and login, and a revocation on this node takes effect at once (the cache entry is
  * dropped); other nodes see it within CACHE_TTL_MS.
  */

@@ -1,7 +1,7 @@
 /**
  * Password hashing with argon2id, built into Node 24 (`crypto.argon2`), at OWASP's recommended
  * minimum (m = 19 MiB, t = 2, p = 1). Hashes are PHC strings so parameters can be raised later and
- * old hashes still verify. See docs/decisions/005-password-hashing.md.
+ * old hashes still verify. See docs/decisions/004-identity.md.
  */
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 

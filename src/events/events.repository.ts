@@ -98,7 +98,7 @@ const INSERT_COLUMNS: readonly BulkColumn[] = [
  * Inserts the events and one outbox row each (ADR 008). Callers run this inside the transaction
  * that stores the locations, so an event never exists without its outbox row. `dispatchedAt` is
  * null for rows the dispatcher must fan out, or the time the caller found the workspace without a
- * subscriber: such rows are dispatched already, to nobody (ADR 010, "Session 6").
+ * subscriber: such rows are dispatched already, to nobody (ADR 010, "Dispatch").
  */
 export async function insertEventsWithOutbox(
   db: StatementRunner,

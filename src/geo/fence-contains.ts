@@ -34,8 +34,8 @@ export function circleEntryInner(ent: Float64Array, b: number): boolean {
 
 /**
  * The grid state of polygon `slot` (0 = none, b + 1 = block at global offset b of `grids`), building it now if
- * it is pending: on the polygon's first lookup. A grid costs ~10–50 µs; building it lazily keeps the bulk
- * build fast and spends that only on fences that are actually looked up.
+ * it is pending: on the polygon's first lookup. A grid costs far more than a lookup; building it lazily
+ * keeps the bulk build fast and spends that only on fences that are actually looked up.
  */
 export function ensureGrid(st: FenceStore, slot: number): number {
   const rec = st.rec;

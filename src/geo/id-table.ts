@@ -2,7 +2,8 @@
  * Slots by id: open addressing over an Int32Array with an FNV-1a hash of the id's characters, comparing
  * against the store's own id array (no second copy of the ids). Built during the bulk build anyway (to find
  * repeated ids) and kept as the index's id → slot map: filling a Map<string, number> with 100 000 fresh
- * strings costs 13–70 ms here, which used to land on the first `has`/`upsert`/`remove` after a build.
+ * strings would land on the first `has`/`upsert`/`remove` after a build, a pause proportional to the
+ * fence count.
  * Entries are never deleted: a removed fence keeps its entry and the index checks the slot's tombstone.
  */
 export class IdTable {

@@ -5,8 +5,8 @@
  * Why: V8 counts the memory of ordinary ArrayBuffers as "external memory" and starts a full mark-compact
  * whenever ~64 MB more of it has been allocated since the last one. An index of 100 000 fences allocates
  * ~140 MB at once, so every build (and every compaction) used to pay a full GC inside it — a GC whose cost
- * is set by the caller's heap (260–330 ms with 0.5 GB of parsed GeoJSON alive, ADR 006), and which frees
- * nothing, since the new arrays are the index itself. SharedArrayBuffer backing stores are not counted
+ * is set by the caller's heap (with a large parsed input alive it costs more than the build; ADR 006),
+ * and which frees nothing, since the new arrays are the index itself. SharedArrayBuffer backing stores are not counted
  * in that per-isolate figure (V8 `BackingStore::PerIsolateAccountingLength`), so allocating them schedules
  * no GC; they are still reported by `process.memoryUsage().arrayBuffers` (the bench's memory figure
  * includes them) and freed when unreachable. The trade-off: the arrays of a discarded index are reclaimed

@@ -18,8 +18,8 @@ import { ARENA_CHUNK_MASK, type U16Arena } from './u16-builder.ts';
  * - Point p = (x, y) in a cell with edges: with q = (X, y), the crossing number of the ray from p is
  *   (crossings of the horizontal segment [p, q)) + (that of the ray from q), and the parity of q's equals
  *   C's bit plus the crossings of the vertical segment C → q. Both segments lie in R, so only the cell's
- *   own edges are tested (GEO-100K: 47 % of grid lookups land in a cell without edges, the others test
- *   2.2 edges on average; the previous version walked right to the next empty cell, ~25 edges).
+ *   own edges are tested (so a lookup tests only its cell's edges instead of walking to an empty cell;
+ *   ADR 005).
  * - Bits are computed at build time along each row from the right (outside the bbox), corner to corner:
  *   the crossings between two neighbouring corners lie on the bottom side of one cell's rectangle.
  *
@@ -33,11 +33,10 @@ import { ARENA_CHUNK_MASK, type U16Arena } from './u16-builder.ts';
 
 /**
  * Polygons with at least this many edges get a cell grid; smaller ones are scanned (a few cache lines).
- * GEO-100K lookups/s relative to the previous engine in the same process, for 4 / 8 / 16 / 32:
- * 1.30 / 1.31 / 1.39 / 1.22 (docs/decisions/006-spatial-index.md has the conditions).
+ * The threshold is chosen by measurement (ADR 006, "Lookup path").
  */
 export const GRID_MIN_EDGES = 16;
-/** Target number of cells per edge (G² ≈ CELLS_PER_EDGE · edges); 1 / 2 / 4 / 8 measured 1.23 / 1.39 / 1.44 / 1.43. */
+/** Target number of cells per edge (G² ≈ CELLS_PER_EDGE · edges), chosen by measurement (ADR 006, "Lookup path"). */
 export const CELLS_PER_EDGE = 4;
 const MAX_G = 64;
 /** Edge entries per grid (u16 offsets into the block must stay below 65 536). */
@@ -47,9 +46,9 @@ const HEADER = 4;
 /** Edges stored inside a cell record; busier cells use the overflow area. */
 const INLINE_EDGES = 1;
 /**
- * Words of a cell record: [count << 1 | corner bit, INLINE_EDGES edges or the overflow offset]. Measured on
- * GEO-100K (callgrind, per lookup): 1 inline edge costs 1 % more than 3 (most busy cells have several edges
- * either way) and saves a quarter of the grids' memory.
+ * Words of a cell record: [count << 1 | corner bit, INLINE_EDGES edges or the overflow offset]. Most busy
+ * cells have several edges either way, so more inline edges save little lookup work and cost grid memory
+ * (ADR 006).
  */
 const CELL_WORDS = INLINE_EDGES + 1;
 const MAX_ENTRIES_PER_EDGE = 8;

@@ -11,9 +11,9 @@ import type { GeometryErrorReason, Position } from './types.ts';
  * One pass of sort-and-sweep ("sweep and prune") over all edges — sorted by their min coordinate along
  * the sweep axis; each edge is compared with the following edges whose range starts before it ends,
  * after a rejection on the other axis — finds every pair of edges that meet, classified exactly by
- * {@link intersectSegments} (with an inline `orient2d` pre-check, which V8 inlines). Typical 500-vertex
- * polygons validate in well under 1 ms; the worst case (every edge overlapping every other on both axes)
- * is O(n²) = 125 000 pair tests, a few ms (bench/geo.ts measures both).
+ * {@link intersectSegments} (with an inline `orient2d` pre-check, which V8 inlines). The worst case (every
+ * edge overlapping every other on both axes) is O(n²), 125 000 pair tests at the 500-vertex cap;
+ * bench/geo.ts measures typical and worst cases.
  *
  * Rules (docs/geometry.md):
  *  - within a ring, non-adjacent edges must not meet at all (crossing, touching at a vertex, overlap)

@@ -1,10 +1,10 @@
 /**
  * The per-request log line, written without pino's generic serialiser (ADR 012). Every request
  * logs one line of the same five fields; pino walks the object, looks up a serialiser and a
- * stringifier per key and escapes each string (~2.5 µs a line here). This writes the bytes pino
- * would write — level, time, the request logger's bindings (pid, hostname, reqId), the fields, the
- * message — from a template, escaping only the URL (the one field a caller controls) and the route
- * (once per route template, cached).
+ * stringifier per key and escapes each string: the largest piece of JavaScript per request
+ * (ADR 012). This writes the bytes pino would write — level, time, the request logger's bindings
+ * (pid, hostname, reqId), the fields, the message — from a template, escaping only the URL (the one
+ * field a caller controls) and the route (once per route template, cached).
  *
  * It falls back to pino whenever the logger is configured in a way the template does not
  * reproduce (a mixin, log formatters, a custom message key, a stream that wants metadata), so the

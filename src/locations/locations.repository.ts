@@ -125,10 +125,10 @@ export async function insertLocations(
 /**
  * The WHERE of a history query. A device's or a session's locations all carry its workspace, and
  * both callers first find that device or session in the workspace (404 otherwise), so with either
- * filter the workspace needs no test of its own. Testing it anyway made SQLite count a device's
- * history through the (workspace_id, received_at) index, i.e. over every location of the workspace
- * (30 ms at 200,000 rows, growing with them), and kept PostgreSQL from an index-only count
- * (bench:queries, ADR 008 session 6).
+ * filter the workspace needs no test of its own. Testing it anyway would lead SQLite through the
+ * (workspace_id, received_at) index, which would count a device's history over every location of
+ * the workspace, and keeps PostgreSQL from an index-only count (ADR 008, "Storage settings";
+ * history-query-plans.test.ts checks the plans).
  */
 function filterConditions(
   eb: ExpressionBuilder<DatabaseSchema, 'locations'>,

@@ -1,8 +1,8 @@
 /**
  * A timestamp's ISO 8601 text as `Date.prototype.toISOString` prints it, without printing it when
  * the client already sent exactly that. Ingestion needs a location's time as text up to three times
- * (the stored row, the device's last location, its last evaluated time) and `toISOString` costs
- * ~1.4 µs: about 7 % of a batch's CPU (ADR 008, "Session 4"). Most clients send the canonical form.
+ * (the stored row, the device's last location, its last evaluated time); most clients send the
+ * canonical form, so reusing their text avoids printing it on the hot path (ADR 008, "Batch speed").
  */
 
 // `YYYY-MM-DDTHH:mm:ss.sssZ`, the only form toISOString prints for years 0000–9999.

@@ -229,7 +229,7 @@ export async function existingGeofenceIds(
 
 /**
  * Whether the workspace has an enabled webhook, i.e. whether its events have anyone to be
- * dispatched to. Ingestion asks inside its transaction (ADR 010, "Session 6").
+ * dispatched to. Ingestion asks inside its transaction (ADR 010, "Dispatch").
  */
 export async function hasEnabledWebhook(db: Executor, workspaceId: string): Promise<boolean> {
   const row = await db

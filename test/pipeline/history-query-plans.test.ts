@@ -1,8 +1,8 @@
 /**
  * The history queries stay on the indexes made for them, whatever the workspace holds: the page
  * and the total of a device's history (and of a session's) are read through the device (session)
- * index, never through the workspace's (ADR 008, session 6: the total of a 150-location device
- * used to be counted over all 200,000 locations of its workspace). Checked on the plans the
+ * index, never through the workspace's (ADR 008, "Storage settings": through the workspace's index
+ * a device's total would read every location of the workspace). Checked on the plans the
  * database gives for the statements the repository actually runs, so it does not depend on timing.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
  * A device's locations go with the device, and with its workspace (contract §4.1). Since migration
  * 0007 this is an `AFTER DELETE` trigger on `devices` rather than a foreign key on
- * `locations.device_id` (ADR 008, "Ingestion cost"): these tests pin that both ways of deleting a
+ * `locations.device_id` (ADR 008, "Batch speed"): these tests pin that both ways of deleting a
  * device still clear its history, and nothing else's, on either dialect.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
- * Two server processes on one database, like two nodes behind a load balancer (issue 5, ADR 007
- * and 008): geofences written through one node reach the other's index; locations of the same
+ * Two server processes on one database, like two nodes behind a load balancer (ADR 007 and
+ * 008): geofences written through one node reach the other's index; locations of the same
  * devices fed to both nodes, alternately and concurrently, give exactly the events of a sequential
  * run on one node. Each process has its own coalescer, index and pool, so only the database (the
  * devices' row locks on PostgreSQL, the single writer on SQLite) keeps the devices' states exact.

@@ -1,6 +1,7 @@
 /**
- * `cli simulate` end to end (issue 5): a real server process, the CLI as a second process replaying
- * track files through the public API, and the events checked through the API afterwards.
+ * `cli simulate` end to end (contract §0, operator CLI): a real server process, the CLI as a second
+ * process replaying track files through the public API, and the events checked through the API
+ * afterwards.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
