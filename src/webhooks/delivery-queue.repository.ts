@@ -3,12 +3,11 @@
  * recording a batch of attempt outcomes. Both run in one transaction per batch, owned by the worker.
  */
 import { type SqlBool, sql } from 'kysely';
-import { insertRows } from '../db/bulk.ts';
 import { fromJson, toBool } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
+import { insertRows, updateById } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import { updateById } from './bulk-sql.ts';
 import type { DeliveryEventType } from './deliveries.tables.ts';
 
 /** What a worker needs of a webhook to send to it (read at claim time: edits apply to the next attempt). */

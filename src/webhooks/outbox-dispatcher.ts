@@ -9,11 +9,11 @@ import { type SqlBool, sql } from 'kysely';
 import { fromJson, toBool } from '../db/columns.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { sendWithCommit } from '../db/postgres-driver.ts';
+import { insertIgnoringConflicts } from '../db/statements.ts';
 import { type Executor, withTransaction } from '../db/transaction.ts';
 import { findEventsByIds, type GeofenceEvent } from '../events/events.repository.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import { insertIgnoringConflicts } from './bulk-sql.ts';
 import { DELIVERY_COLUMNS, deliveryRow } from './deliveries.repository.ts';
 import { geofenceEventPayload } from './delivery-payload.ts';
 
