@@ -12,24 +12,33 @@ import type { DatabaseTarget } from '../config.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
+import { type ColumnTypes, postgresForms, SQLITE_FORMS, type StatementForms } from './statement-forms.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * What differs between the dialects, as data (pg-boss's backend profiles): code above this module
+ * reads these fields and never branches on the dialect's name.
+ */
 export interface DialectCapabilities {
   dialect: Dialect;
   /** `FOR UPDATE SKIP LOCKED` claims for multi-worker queues. */
   skipLocked: boolean;
   /** Row locks (`FOR UPDATE`); SQLite serialises writers instead. */
   rowLocks: boolean;
-  /** Column types used by migrations. */
-  types: {
-    timestamp: 'timestamptz' | 'text';
-    json: 'jsonb' | 'text';
-    boolean: 'boolean' | 'integer';
-    double: 'double precision' | 'real';
-  };
+  /** Column types used by migrations and by the casts of many-row statements. */
+  types: ColumnTypes;
+  /** Placeholders, many-row sources and value lists as this dialect writes them (statement-forms.ts). */
+  statements: StatementForms;
 }
+
+const POSTGRES_TYPES: ColumnTypes = {
+  timestamp: 'timestamptz',
+  json: 'jsonb',
+  boolean: 'boolean',
+  double: 'double precision',
+};
 
 const CAPABILITIES: Record<Dialect, DialectCapabilities> = {
   sqlite: {
@@ -37,12 +46,14 @@ const CAPABILITIES: Record<Dialect, DialectCapabilities> = {
     skipLocked: false,
     rowLocks: false,
     types: { timestamp: 'text', json: 'text', boolean: 'integer', double: 'real' },
+    statements: SQLITE_FORMS,
   },
   postgres: {
     dialect: 'postgres',
     skipLocked: true,
     rowLocks: true,
-    types: { timestamp: 'timestamptz', json: 'jsonb', boolean: 'boolean', double: 'double precision' },
+    types: POSTGRES_TYPES,
+    statements: postgresForms(POSTGRES_TYPES),
   },
 };
 
@@ -100,6 +111,8 @@ export function openDatabase(target: DatabaseTarget, options: OpenDatabaseOption
   const pool = new pg.Pool({
     connectionString: target.url,
     max: options.poolSize ?? 10,
+    // Statements are sent without waiting for the answers to earlier ones (postgres-driver.ts).
+    pipeline: true,
     ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.

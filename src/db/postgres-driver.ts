@@ -1,23 +1,22 @@
 /**
- * Kysely's PostgreSQL driver with fewer round trips (ADR 008, session 5). Each statement is a round
- * trip: a write to the server, a wake-up of its backend, and a wait for the answer during which the
- * transaction's locks are held. Under load the wait is mostly the event loop's: the answer sits
- * until Node gets to it. Ingesting one group of single locations took five of them (BEGIN, the
- * device lock, the geofence read, the combined writes, COMMIT). Two go:
+ * Kysely's PostgreSQL driver over a pg pool in pipeline mode (pg's `pipeline: true`): a client
+ * writes a statement without waiting for the answers to those before it, each with its parameters
+ * bound (extended protocol). Each wait for an answer is a round trip, during which the
+ * transaction's locks are held and, under load, the answer sits until Node gets to it. Two waits
+ * of every transaction go (ADR 002):
  *
  * - **BEGIN travels with the transaction's first statement.** `beginTransaction` sends nothing;
- *   the first statement goes out as `begin; <statement>` in one simple-protocol message.
- * - **A write whose result nobody reads travels with the COMMIT** when it is marked so
- *   (`sendWithCommit`, used for ingestion's combined writes): `<write>; commit`.
+ *   BEGIN is written right before the first statement and both answers are awaited together.
+ * - **Writes whose results nobody reads travel with the COMMIT** when marked so (`sendWithCommit`:
+ *   ingestion's writes, the dispatcher's last update): they are held, and written right before
+ *   the COMMIT. Should another statement follow them after all, they are written right before it,
+ *   in order, so it reads their rows.
  *
- * The simple protocol carries no parameters, so those two statements have their parameters
- * written into the text by `inlineParameters`: each value as pg itself would send it, quoted as an
- * escape-string literal of unknown type, which PostgreSQL resolves from the context as it does a
- * parameter. A statement that cannot be inlined is sent as before, after its own BEGIN. An error
- * in a combined message aborts the rest of it, COMMIT included, and the caller rolls back as usual.
- * A transaction that ran no statement sends nothing at all.
+ * Statements written together are still separate statements: an error in one aborts the
+ * transaction, the ones after it fail (a COMMIT then answers ROLLBACK), and the caller gets the
+ * first error, in the order the statements were written. A transaction that ran no statement
+ * sends nothing at all.
  */
-import { createRequire } from 'node:module';
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -28,53 +27,15 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 
-// pg's own conversion of a parameter to its text form (Dates, arrays, JSON, booleans).
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as {
-  prepareValue(value: unknown): unknown;
-};
-
 const withCommit = new WeakSet<CompiledQuery>();
 
 /**
- * Marks a write whose result nobody reads: inside a transaction it is held and sent with the
- * COMMIT (or before the next statement, should one follow).
+ * Marks a write whose result nobody reads: inside a transaction on PostgreSQL it is held and sent
+ * with the COMMIT (or before the next statement, should one follow). Other drivers run it at once.
  */
 export function sendWithCommit<Q extends CompiledQuery>(query: Q): Q {
   withCommit.add(query);
   return query;
-}
-
-/** An escape-string literal: backslashes and quotes escaped, whatever `standard_conforming_strings` says. */
-function quoteLiteral(text: string): string {
-  return `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
-}
-
-/**
- * The statement with its `$n` parameters written in as literals, or undefined when that is not
- * safe: text with string literals or dollar quoting of its own (a `$n` there might not be a
- * parameter), or a value pg would not send as text (binary data). Our identifiers hold no `$`.
- */
-export function inlineParameters(sql: string, parameters: readonly unknown[]): string | undefined {
-  if (parameters.length === 0) return sql;
-  if (sql.includes("'") || sql.includes('$$')) return undefined;
-  let inlinable = true;
-  const text = sql.replace(/\$(\d+)/g, (placeholder, n: string) => {
-    const index = Number(n) - 1;
-    if (index >= parameters.length) {
-      inlinable = false;
-      return placeholder;
-    }
-    const value = prepareValue(parameters[index]);
-    if (value === null || value === undefined) return 'NULL';
-    // A NUL cannot be in a simple-protocol message (it ends the text): left to the server's own
-    // error for a parameter.
-    if (typeof value !== 'string' || value.includes('\u0000')) {
-      inlinable = false;
-      return placeholder;
-    }
-    return quoteLiteral(value);
-  });
-  return inlinable ? text : undefined;
 }
 
 function toKyselyResult<R>(result: pg.QueryResult): QueryResult<R> {
@@ -86,50 +47,46 @@ function toKyselyResult<R>(result: pg.QueryResult): QueryResult<R> {
   };
 }
 
-/** The answer to a multi-statement message is one result per statement; `index` picks one. */
-function resultAt(answer: pg.QueryResult | pg.QueryResult[], index: number): pg.QueryResult {
-  if (!Array.isArray(answer)) return answer;
-  const result = answer[index];
-  if (!result) throw new Error(`expected ${index + 1} results, got ${answer.length}`);
-  return result;
+/**
+ * Waits for every answer of statements written together, and returns the last one's, or throws
+ * the first error in the order they were written: the later ones may only have failed because it
+ * aborted the transaction.
+ */
+async function lastAnswer(answers: Array<Promise<pg.QueryResult>>): Promise<pg.QueryResult> {
+  const settled = await Promise.allSettled(answers);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  const last = settled.at(-1);
+  if (last?.status !== 'fulfilled') throw new Error('no statement was sent');
+  return last.value;
 }
 
 class PipelinedConnection implements DatabaseConnection {
   readonly client: pg.PoolClient;
-  /** A transaction was begun and nothing sent yet: the next statement carries its BEGIN. */
-  beginPending = false;
-  inTransaction = false;
-  /** The marked write waiting for the COMMIT, inlined. */
-  withCommit: string | undefined;
+  /** The BEGIN of a transaction not yet sent: it goes out with the next statement. */
+  #pendingBegin: string | undefined;
+  /** Whether a transaction is open on the server (its BEGIN was sent). */
+  #begun = false;
+  /** Marked writes waiting for the COMMIT, in order. */
+  #held: CompiledQuery[] = [];
 
   constructor(client: pg.PoolClient) {
     this.client = client;
   }
 
+  begin(statement: string): void {
+    this.#pendingBegin = statement;
+    this.#begun = false;
+    this.#held = [];
+  }
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    // A held write goes first when another statement follows it after all: that one may read it.
-    const held = this.withCommit;
-    if (held !== undefined) {
-      this.withCommit = undefined;
-      await this.client.query(this.beginPending ? `begin; ${held}` : held);
-      this.beginPending = false;
+    if (this.#inTransaction() && withCommit.has(query)) {
+      this.#held.push(query);
+      return { rows: [] };
     }
-    if (this.inTransaction && withCommit.has(query)) {
-      const inlined = inlineParameters(query.sql, query.parameters);
-      if (inlined !== undefined) {
-        this.withCommit = inlined;
-        return { rows: [] };
-      }
-    }
-    if (this.beginPending) {
-      this.beginPending = false;
-      const inlined = inlineParameters(query.sql, query.parameters);
-      if (inlined !== undefined) {
-        return toKyselyResult<R>(resultAt(await this.client.query(`begin; ${inlined}`), 1));
-      }
-      await this.client.query('begin');
-    }
-    return toKyselyResult<R>(await this.client.query(query.sql, [...query.parameters]));
+    const answers = this.#writeOwed();
+    answers.push(this.#write(query.sql, query.parameters));
+    return toKyselyResult<R>(await lastAnswer(answers));
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not configured, as with Kysely's own driver without `cursor`.
@@ -137,22 +94,48 @@ class PipelinedConnection implements DatabaseConnection {
     throw new Error('streaming is not supported by this PostgreSQL driver');
   }
 
-  /** Sends whatever the transaction still owes, then `last`; returns without a round trip when nothing is owed. */
-  async finish(last: 'commit' | 'rollback'): Promise<void> {
-    const begun = !this.beginPending;
-    const pending = this.withCommit;
-    this.beginPending = false;
-    this.inTransaction = false;
-    this.withCommit = undefined;
-    if (last === 'rollback') {
-      // Nothing reached the server if BEGIN never did; a held write is simply dropped.
-      if (begun) await this.client.query('rollback');
+  /** Sends what the transaction still owes and COMMIT; nothing at all when it ran no statement. */
+  async commit(): Promise<void> {
+    if (!this.#begun && this.#held.length === 0) {
+      this.#pendingBegin = undefined;
       return;
     }
-    // A transaction that never sent a statement has nothing to commit.
-    if (!begun && pending === undefined) return;
-    const parts = [...(begun ? [] : ['begin']), ...(pending === undefined ? [] : [pending]), 'commit'];
-    await this.client.query(parts.join('; '));
+    const answers = this.#writeOwed();
+    answers.push(this.#write('commit'));
+    // Whatever the answer, the transaction is over: a failed COMMIT rolls back.
+    this.#begun = false;
+    await lastAnswer(answers);
+  }
+
+  /** Rolls back on the server if the transaction reached it; held writes are simply dropped. */
+  async rollback(): Promise<void> {
+    const begun = this.#begun;
+    this.#pendingBegin = undefined;
+    this.#begun = false;
+    this.#held = [];
+    if (begun) await this.client.query('rollback');
+  }
+
+  #inTransaction(): boolean {
+    return this.#begun || this.#pendingBegin !== undefined;
+  }
+
+  /** Writes the pending BEGIN and the held writes, in order, without waiting for their answers. */
+  #writeOwed(): Array<Promise<pg.QueryResult>> {
+    const answers: Array<Promise<pg.QueryResult>> = [];
+    if (this.#pendingBegin !== undefined) {
+      answers.push(this.#write(this.#pendingBegin));
+      this.#pendingBegin = undefined;
+      this.#begun = true;
+    }
+    for (const held of this.#held) answers.push(this.#write(held.sql, held.parameters));
+    this.#held = [];
+    return answers;
+  }
+
+  #write(text: string, parameters: readonly unknown[] = []): Promise<pg.QueryResult> {
+    // pg reads the values and keeps no reference to the array.
+    return this.client.query(text, parameters as unknown[]);
   }
 }
 
@@ -160,6 +143,15 @@ class PipelinedConnection implements DatabaseConnection {
 function own(connection: DatabaseConnection): PipelinedConnection {
   if (!(connection instanceof PipelinedConnection)) throw new Error('not a connection of this driver');
   return connection;
+}
+
+/** `begin`, or `start transaction <modes>` (Kysely's own isolation levels and access modes). */
+function beginStatement(settings: TransactionSettings): string {
+  const modes = [
+    ...(settings.isolationLevel ? [`isolation level ${settings.isolationLevel}`] : []),
+    ...(settings.accessMode ? [settings.accessMode] : []),
+  ];
+  return modes.length === 0 ? 'begin' : `start transaction ${modes.join(', ')}`;
 }
 
 class PipelinedPostgresDriver implements Driver {
@@ -176,26 +168,15 @@ class PipelinedPostgresDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const pipelined = own(connection);
-    pipelined.inTransaction = true;
-    if (settings.isolationLevel || settings.accessMode) {
-      // Not used by this service; sent as its own statement like Kysely does.
-      const modes = [
-        ...(settings.isolationLevel ? [`isolation level ${settings.isolationLevel}`] : []),
-        ...(settings.accessMode ? [settings.accessMode] : []),
-      ];
-      await pipelined.client.query(`start transaction ${modes.join(', ')}`);
-      return;
-    }
-    pipelined.beginPending = true;
+    own(connection).begin(beginStatement(settings));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await own(connection).finish('commit');
+    await own(connection).commit();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await own(connection).finish('rollback');
+    await own(connection).rollback();
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -207,6 +188,7 @@ class PipelinedPostgresDriver implements Driver {
   }
 }
 
+/** PostgreSQL through a pool whose clients pipeline (`pipeline: true`, see database.ts). */
 export class PipelinedPostgresDialect extends PostgresDialect {
   readonly #pool: pg.Pool;
 

@@ -31,9 +31,9 @@ export function toSqliteValue(value: unknown): SQLInputValue {
 }
 
 /**
- * The parameters as SQLite binds them. Bulk statements bind tens of thousands of values that are
- * already strings, numbers or null (src/db/bulk.ts converts while flattening): checking is cheaper
- * than mapping, so the array is copied only when some value needs converting.
+ * The parameters as SQLite binds them. Many-row statements bind tens of thousands of values that
+ * are already strings, numbers or null (src/db/row-encoding.ts converts while flattening): checking
+ * is cheaper than mapping, so the array is copied only when some value needs converting.
  */
 function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
   for (let i = 0; i < parameters.length; i++) {

@@ -2,10 +2,10 @@
  * SQL for a device's tracking state: the row lock taken by ingestion and session changes, and the
  * state they write back. Scoped by workspace like every device query.
  */
-import { CompiledQuery, type Selectable } from 'kysely';
-import { jsonTextArray, type StatementRunner, updateFromValues } from '../db/bulk.ts';
+import type { Selectable } from 'kysely';
 import { fromJson, json, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
+import { type StatementRunner, statement, updateFromValues } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LastLocation } from './devices.repository.ts';
 import type { DevicesTable } from './devices.tables.ts';
@@ -44,17 +44,14 @@ export async function lockDevices(
   if (ids.length === 0) return out;
   const sorted = [...ids].sort();
   // Hand-built rather than through the query builder: its nodes for 1,000 ids cost more than the
-  // query. PostgreSQL takes the ids as one JSON parameter (one statement text for any count; JSON
-  // text is cheaper to make than pg's escaped array literal, see db/bulk.ts).
-  const columns = 'id, user_id, last_evaluated_at, inside_geofence_ids, active_session_id';
-  const filter =
-    capabilities.dialect === 'postgres'
-      ? `id = any(${jsonTextArray(1)}) and workspace_id = $2`
-      : `id in (${sorted.map(() => '?').join(', ')}) and workspace_id || '' = ?`;
-  const parameters =
-    capabilities.dialect === 'postgres' ? [JSON.stringify(sorted), workspaceId] : [...sorted, workspaceId];
-  const text = `select ${columns} from devices where ${filter} order by id${capabilities.rowLocks ? ' for update' : ''}`;
-  const { rows } = await db.executeQuery<LockedDeviceRow>(CompiledQuery.raw(text, parameters));
+  // query. The workspace is a residual filter (see `residualEquals`): the ids pick the rows.
+  const b = statement(capabilities).sql(
+    'select id, user_id, last_evaluated_at, inside_geofence_ids, active_session_id from devices where ',
+  );
+  capabilities.statements.inList(b, 'id', sorted);
+  b.sql(" and workspace_id || '' = ").value(workspaceId);
+  b.sql(` order by id${capabilities.rowLocks ? ' for update' : ''}`);
+  const { rows } = await db.executeQuery(b.compile<LockedDeviceRow>());
   for (const row of rows) {
     out.set(row.id, {
       id: row.id,

@@ -1,16 +1,9 @@
 /** SQL for devices; every query is scoped by workspace. */
-import {
-  CompiledQuery,
-  type Expression,
-  type ExpressionBuilder,
-  type Selectable,
-  type SqlBool,
-  sql,
-} from 'kysely';
-import { jsonTextArray } from '../db/bulk.ts';
+import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import { statement } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { DevicesTable } from './devices.tables.ts';
 
@@ -166,7 +159,8 @@ export async function findIdByExternalId(
 /**
  * external id → device id for those of `externalIds` that exist. Hand-written like `lockDevices`
  * (a batch resolves up to 1,000 external ids: the query builder's nodes for them cost more than
- * the query); PostgreSQL gets the ids as one JSON parameter (see db/bulk.ts).
+ * the query); the dialect's list form binds them (one JSON parameter on PostgreSQL, see
+ * db/statement-forms.ts).
  */
 export async function idsByExternalIds(
   db: Executor,
@@ -176,17 +170,11 @@ export async function idsByExternalIds(
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (externalIds.length === 0) return out;
-  const query =
-    capabilities.dialect === 'postgres'
-      ? CompiledQuery.raw(
-          `select id, external_id from devices where workspace_id = $1 and external_id = any(${jsonTextArray(2)})`,
-          [workspaceId, JSON.stringify(externalIds)],
-        )
-      : CompiledQuery.raw(
-          `select id, external_id from devices where workspace_id = ? and external_id in (${externalIds.map(() => '?').join(', ')})`,
-          [workspaceId, ...externalIds],
-        );
-  const { rows } = await db.executeQuery<{ id: string; external_id: string | null }>(query);
+  const query = statement(capabilities)
+    .sql('select id, external_id from devices where workspace_id = ')
+    .value(workspaceId);
+  capabilities.statements.inList(query.sql(' and '), 'external_id', externalIds);
+  const { rows } = await db.executeQuery(query.compile<{ id: string; external_id: string | null }>());
   for (const row of rows) if (row.external_id !== null) out.set(row.external_id, row.id);
   return out;
 }

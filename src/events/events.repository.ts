@@ -1,9 +1,15 @@
 /** SQL for geofence events and their outbox rows; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
-import { type BulkColumn, chunks, insertRows, residualEquals, type StatementRunner } from '../db/bulk.ts';
 import { fromJson, json, toDate } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import {
+  type BulkColumn,
+  chunks,
+  insertRows,
+  residualEquals,
+  type StatementRunner,
+} from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import type { EventType, GeofenceEventsTable } from './events.tables.ts';

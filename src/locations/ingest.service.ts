@@ -13,9 +13,9 @@
  * the lock: this node's geofence writes update that index object in place.
  */
 import type { CountLimiter } from '../billing/count-limits.ts';
-import { CombinedWrites } from '../db/combined-writes.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { writesWithCommit } from '../db/writes-with-commit.ts';
 import { lockDevices, saveTrackingStates } from '../devices/device-tracking.repository.ts';
 import {
   type GeofenceEvent,
@@ -88,15 +88,14 @@ export async function ingestLocations(
     const subscribed = rows.events.length > 0 && (await hasEnabledWebhook(trx, workspaceId));
 
     // Write. The usage counter goes last: its rows are shared by the workspace's concurrent
-    // ingestions, so their locks are held only until the commit that follows. On PostgreSQL the
-    // writes are collected and sent as one statement (one round trip instead of up to six).
-    const writes = ctx.capabilities.dialect === 'postgres' ? new CombinedWrites() : trx;
+    // ingestions, so their locks are held only until the commit that follows. Nothing reads the
+    // writes' results: on PostgreSQL they are written with the COMMIT and waited for once, together.
+    const writes = writesWithCommit(trx);
     await insertLocations(writes, ctx.capabilities, rows.locations);
     await insertEventsWithOutbox(writes, ctx.capabilities, rows.events, subscribed ? null : now);
     await saveSummaries(writes, ctx.capabilities, workspaceId, rows.sessions);
     await saveTrackingStates(writes, ctx.capabilities, workspaceId, rows.states);
     await addEventUsage(writes, ctx.capabilities, workspaceId, usagePeriod(now), rows.events.length);
-    if (writes instanceof CombinedWrites) await writes.flush(trx);
     return {
       result: {
         stored: rows.storedByRef,

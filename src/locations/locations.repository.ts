@@ -1,9 +1,9 @@
 /** SQL for stored locations; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
-import { type BulkColumn, insertRows, type StatementRunner } from '../db/bulk.ts';
 import { fromJson, json, toBool, toDate, toIso } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import { type BulkColumn, insertRows, type StatementRunner } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LocationsTable } from './locations.tables.ts';
 

@@ -1,9 +1,9 @@
 /** SQL for tracking sessions; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
-import { residualEquals, type StatementRunner, updateFromValues } from '../db/bulk.ts';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import { residualEquals, type StatementRunner, updateFromValues } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { SessionStatus, TrackingSessionsTable } from './tracking.tables.ts';
 

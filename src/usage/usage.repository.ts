@@ -1,7 +1,7 @@
 /** SQL for the monthly event usage counters. */
-import { CompiledQuery } from 'kysely';
-import type { StatementRunner } from '../db/bulk.ts';
+
 import type { DialectCapabilities } from '../db/database.ts';
+import { type StatementRunner, statement } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 
 /** 'YYYY-MM' of `at` in UTC: the calendar month an event is billed to. */
@@ -27,17 +27,15 @@ export async function addEventUsage(
   shard: number = Math.floor(Math.random() * USAGE_SHARDS),
 ): Promise<void> {
   if (events <= 0) return;
-  // Plain SQL (the same on both dialects but for placeholders), so that ingestion can send it
-  // together with its other writes on PostgreSQL (src/db/combined-writes.ts).
-  const [p1, p2, p3, p4] =
-    capabilities.dialect === 'postgres' ? ['$1', '$2', '$3', '$4'] : ['?', '?', '?', '?'];
-  await db.executeQuery(
-    CompiledQuery.raw(
-      `insert into usage_counters (workspace_id, period, shard, events) values (${p1}, ${p2}, ${p3}, ${p4}) ` +
-        'on conflict (workspace_id, period, shard) do update set events = usage_counters.events + excluded.events',
-      [workspaceId, period, shard, events],
-    ),
-  );
+  // Hand-built (the same upsert on both dialects), so that ingestion can send it with its other
+  // writes through a plain statement runner (src/db/writes-with-commit.ts).
+  const upsert = statement(capabilities)
+    .sql('insert into usage_counters (workspace_id, period, shard, events) values (')
+    .list([workspaceId, period, shard, events])
+    .sql(
+      ') on conflict (workspace_id, period, shard) do update set events = usage_counters.events + excluded.events',
+    );
+  await db.executeQuery(upsert.compile());
 }
 
 export async function eventUsage(db: Executor, workspaceId: string, period: string): Promise<number> {

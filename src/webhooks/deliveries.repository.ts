@@ -1,8 +1,8 @@
 /** SQL for delivery records and their attempts as the API reads and creates them; scoped by workspace. */
 import type { Selectable } from 'kysely';
-import { type BulkColumn, insertRows } from '../db/bulk.ts';
 import { toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
+import { type BulkColumn, insertRows } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type {
   DeliveryEventType,

@@ -5,12 +5,11 @@
  * `delivery-claims.service.ts`; the worker opens one transaction per claim and per recorded batch.
  */
 import { type SqlBool, sql } from 'kysely';
-import { insertRows } from '../db/bulk.ts';
 import { fromJson, toBool } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
+import { insertRows, updateById } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import { updateById } from './bulk-sql.ts';
 import type { CountedSends } from './claim-policy.ts';
 import type { DeliveryEventType, DeliveryOrigin } from './deliveries.tables.ts';
 

@@ -7,8 +7,8 @@ import { type SqlBool, sql } from 'kysely';
 import { fromJson, toBool } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import { sendWithCommit } from '../db/postgres-driver.ts';
+import { insertIgnoringConflicts } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
-import { insertIgnoringConflicts } from './bulk-sql.ts';
 import { DELIVERY_COLUMNS } from './deliveries.repository.ts';
 
 const undispatched = sql<SqlBool>`dispatched_at is null`;

@@ -1,5 +1,5 @@
 /**
- * The many-row writers of db/bulk.ts store exactly the values they are given, on SQLite (bound
+ * The many-row writers of db/statements.ts store exactly the values they are given, on SQLite (bound
  * parameters) and on PostgreSQL (the rows as one JSON parameter read back by casts): property-based,
  * with strings full of quotes, backslashes and non-ASCII text, any finite double, millisecond
  * timestamps, booleans, nulls and JSON documents.
@@ -9,9 +9,16 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { parseDatabaseUrl } from '../../src/config.ts';
-import { type BulkColumn, insertRows, updateFromValues } from '../../src/db/bulk.ts';
 import { fromJson, json, toBool, toDate } from '../../src/db/columns.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
+import {
+  type BulkColumn,
+  insertIgnoringConflicts,
+  insertRows,
+  statement,
+  updateById,
+  updateFromValues,
+} from '../../src/db/statements.ts';
 import { createTestDatabase, IS_POSTGRES, type TestDatabase } from '../helpers/database.ts';
 
 interface ProbeRow {
@@ -60,7 +67,7 @@ const row = fc.record({
     .map((v) => JSON.parse(JSON.stringify(v)) as unknown),
 });
 
-describe(`bulk writers on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
+describe(`statements on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
   let testDb: TestDatabase;
   let handle: DatabaseHandle;
   const workspaceId = 'ws-probe';
@@ -172,5 +179,94 @@ describe(`bulk writers on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
     const got = (await readBack([id])).get(id);
     assert.equal(got?.label, 'kept');
     assert.equal(got?.amount, 1.5);
+  });
+
+  test('a value list matches exactly the listed values, whatever they hold', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(tricky, { minLength: 1, maxLength: 8 }), async (labels) => {
+        const prefix = `l${next++}-`;
+        await insertRows(
+          handle.db,
+          handle.capabilities,
+          'bulk_probe',
+          COLUMNS,
+          labels.map((label, i) => [`${prefix}${i}`, workspaceId, label, null, null, null, json([])]),
+        );
+        // Every label but the first is asked for, along with one that no row holds.
+        const asked = [...labels.slice(1), `${labels[0]}\u0001absent`];
+        const b = statement(handle.capabilities).sql('select id from bulk_probe where ');
+        handle.capabilities.statements.inList(b, 'label', asked);
+        b.sql(' and id like ').value(`${prefix}%`);
+        const { rows } = await handle.db.executeQuery(b.compile<{ id: string }>());
+        const expected = labels.slice(1).map((_l, i) => `${prefix}${i + 1}`);
+        assert.deepEqual(rows.map((r) => r.id).sort(), expected.sort());
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  test('rows beyond one statement’s parameters are written in chunks, and updateById returns every id updated', async () => {
+    // 5,000 rows × 7 values exceed one SQLite statement's 30,000 parameters.
+    const ids = Array.from({ length: 5_000 }, () => `c${next++}`);
+    await insertRows(
+      handle.db,
+      handle.capabilities,
+      'bulk_probe',
+      COLUMNS,
+      ids.map((id, i) => [id, workspaceId, `row ${i}`, i, null, null, json({ i })]),
+    );
+    const updated = await updateById(handle.db, handle.capabilities, {
+      table: 'bulk_probe',
+      columns: [{ name: 'amount', type: 'double' }],
+      rows: ids.map((id, i) => [id, i + 0.5]),
+      guard: { column: 'workspace_id', value: workspaceId },
+    });
+    assert.deepEqual(updated.sort(), [...ids].sort());
+    const stored = await readBack([ids[0] as string, ids[4_999] as string]);
+    assert.equal(stored.get(ids[0] as string)?.amount, 0.5);
+    assert.equal(stored.get(ids[4_999] as string)?.amount, 4_999.5);
+  });
+
+  test('updateById leaves rows the guard refuses and does not return them', async () => {
+    const [mine, theirs] = [`g${next++}`, `g${next++}`];
+    await insertRows(handle.db, handle.capabilities, 'bulk_probe', COLUMNS, [
+      [mine, workspaceId, 'lease:a', 1, null, null, json({})],
+      [theirs, 'ws-other', 'lease:a', 1, null, null, json({})],
+    ]);
+    const updated = await updateById(handle.db, handle.capabilities, {
+      table: 'bulk_probe',
+      columns: [{ name: 'label', type: 'text' }],
+      rows: [
+        [mine, "it's mine"],
+        [theirs, "it's mine"],
+      ],
+      guard: { column: 'workspace_id', value: workspaceId },
+    });
+    assert.deepEqual(updated, [mine]);
+    const stored = await readBack([mine, theirs]);
+    assert.equal(stored.get(mine)?.label, "it's mine");
+    assert.equal(stored.get(theirs)?.label, 'lease:a');
+  });
+
+  test('insertIgnoringConflicts keeps the stored row and inserts the others', async () => {
+    const [kept, added] = [`i${next++}`, `i${next++}`];
+    await insertRows(handle.db, handle.capabilities, 'bulk_probe', COLUMNS, [
+      [kept, workspaceId, 'first', 1, null, null, json({})],
+    ]);
+    await insertIgnoringConflicts(
+      handle.db,
+      handle.capabilities,
+      'bulk_probe',
+      COLUMNS,
+      [
+        [kept, workspaceId, 'second', 2, null, null, json({})],
+        [added, workspaceId, 'new', 3, null, true, json({ n: 3 })],
+      ],
+      '("id")',
+    );
+    const stored = await readBack([kept, added]);
+    assert.equal(stored.get(kept)?.label, 'first');
+    assert.equal(stored.get(added)?.label, 'new');
+    assert.deepEqual(stored.get(added)?.doc, { n: 3 });
   });
 });
