@@ -7,6 +7,7 @@ import { errorResponses } from '../http/schemas.ts';
 import { sendJsonText, serializeBody } from '../http/send-json.ts';
 import { enforceRateLimit } from '../limits/enforce.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import { WorkspaceSchema, workspaceOut } from '../workspaces/workspaces.schemas.ts';
 import {
   AcceptedSchema,
   LoginBody,
@@ -21,8 +22,6 @@ import {
   TokenPairSchema,
   UserSchema,
   userOut,
-  WorkspaceSchema,
-  workspaceOut,
 } from './auth.schemas.ts';
 import * as auth from './auth.service.ts';
 import type { IdentityContext } from './identity-context.ts';

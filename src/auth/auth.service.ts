@@ -1,6 +1,11 @@
 /**
  * Sign-up, sign-in and session lifecycle (contract §2.1–2.2). Plain functions of the identity
  * context and input; they throw domain errors and never see HTTP.
+ *
+ * auth/ depends on workspaces/ and not the reverse: identity is built on memberships (sign-up
+ * creates a workspace, a token carries the role of one), while workspaces/ needs of auth/ only the
+ * caller's shape and the caches to drop, which it states itself (workspace-access.ts,
+ * workspaces.service.ts).
  */
 
 import { createDefaultSettings } from '../account/settings.repository.ts';
@@ -16,6 +21,7 @@ import {
   NotFoundError,
 } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
 import {
   findMembership,
   insertMember,
@@ -27,7 +33,6 @@ import {
 import type { IdentityContext } from './identity-context.ts';
 import { consumeOneTimeToken, insertOneTimeToken } from './one-time-tokens.repository.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.ts';
-import { randomToken, sha256Hex } from './secret-tokens.ts';
 import {
   findSession,
   insertSession,
