@@ -67,7 +67,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         authenticator: identity.authenticator,
         notifier: deps.notifier,
       });
-      await api.register(accountRoutes, { db: identity.db, clock: deps.clock });
+      await api.register(accountRoutes, {
+        db: identity.db,
+        clock: deps.clock,
+        capabilities: deps.database.capabilities,
+      });
       await api.register(workspaceRoutes, {
         db: identity.db,
         clock: deps.clock,

@@ -207,6 +207,21 @@ export async function deleteMember(db: Executor, workspaceId: string, userId: st
     .execute();
 }
 
+/** The owners and admins of a workspace, who hear about its dead letters, quota and API keys. */
+export async function listWorkspaceAdmins(
+  db: Executor,
+  workspaceId: string,
+): Promise<Array<{ userId: string; email: string }>> {
+  const rows = await db
+    .selectFrom('workspace_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.email'])
+    .where('m.workspace_id', '=', workspaceId)
+    .where('m.role', 'in', ['owner', 'admin'])
+    .execute();
+  return rows.map((r) => ({ userId: r.id, email: r.email }));
+}
+
 /**
  * The people side of adding a member or accepting an invitation: who holds an address, and which
  * address a user holds. Read here rather than through auth/'s users repository so that workspaces/
