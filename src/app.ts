@@ -60,7 +60,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { identity } = deps;
   await app.register(
     async (api) => {
-      await api.register(authRoutes, { identity, limiters: deps.limiters });
+      await api.register(authRoutes, {
+        identity,
+        limiters: deps.limiters,
+        passwordResets: deps.passwordResets,
+      });
       await api.register(apiKeyRoutes, {
         db: identity.db,
         clock: deps.clock,

@@ -10,6 +10,8 @@ import { Authenticator } from './auth/authenticator.ts';
 import { localInvalidationBus, redisInvalidationBus } from './auth/cache-invalidation.ts';
 import type { IdentityContext } from './auth/identity-context.ts';
 import { JwtTokens } from './auth/jwt-tokens.ts';
+import { sendPasswordReset } from './auth/password-reset.service.ts';
+import { PasswordResetRequests } from './auth/password-reset-requests.ts';
 import { OWASP_ARGON2ID, type PasswordHashParams } from './auth/passwords.ts';
 import { type Billing, createBilling } from './billing/billing.ts';
 import type { Config } from './config.ts';
@@ -17,6 +19,8 @@ import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from './d
 import { migrateToLatest } from './db/migrate.ts';
 import { GeofenceIndexRegistry } from './geofences/geofence-index-registry.ts';
 import { createRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
+import { createRedisWindowConnection, RedisWindowStore } from './limits/redis-sliding-window.ts';
+import { HOUR_WINDOW, MemoryWindowStore } from './limits/sliding-window.ts';
 import { createLogger } from './logger.ts';
 import { Mailer } from './mail/mailer.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
@@ -40,6 +44,8 @@ export interface Deps {
   /** Per-workspace in-memory geofence indexes, shared by /geofences/contains and location ingestion. */
   geofenceIndexes: GeofenceIndexRegistry;
   limiters: { login: RateLimiter; refresh: RateLimiter };
+  /** Password-reset requests: the per-IP budget on the request path, the e-mails after it (contract §2.1). */
+  passwordResets: PasswordResetRequests;
   /** Wake-ups of the webhook engine: ingestion commits → outbox dispatcher → delivery worker (ADR 010). */
   signals: WebhookSignals;
   /** Plans, subscriptions, API-key rate limits, event quotas and usage metering (contract §7). */
@@ -111,6 +117,20 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       redis,
     }),
   };
+  // The rolling-hour store behind the password-reset budgets, shared through Redis like the API-key
+  // limit's so that every node spends one budget per IP and per address.
+  const resetRedis = redis ? createRedisWindowConnection(redis) : undefined;
+  resetRedis?.on('error', (error) => logger.warn({ err: error.message }, 'redis limiter connection error'));
+  const passwordResets = new PasswordResetRequests({
+    windows: resetRedis
+      ? new RedisWindowStore(resetRedis, `${config.redisKeyPrefix}rl:`, HOUR_WINDOW, (error) =>
+          logger.warn({ err: error }, 'rate-limit store unreachable: requests are allowed uncounted'),
+        )
+      : new MemoryWindowStore(HOUR_WINDOW),
+    clock,
+    logger,
+    send: (email, requestedAt) => sendPasswordReset(identity, email, requestedAt),
+  });
   const notifier = new Notifier({ db, mailer, clock });
   const billing = createBilling({ config, db, clock, logger, redis, notifier });
   return {
@@ -133,9 +153,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     }),
     signals: createWebhookSignals(),
     limiters,
+    passwordResets,
     billing,
     close: async () => {
       await billing.close();
+      await passwordResets.idle();
+      resetRedis?.disconnect();
       await mailer.close();
       await invalidations.close();
       redis?.disconnect();

@@ -25,12 +25,15 @@ import {
 } from './auth.schemas.ts';
 import * as auth from './auth.service.ts';
 import type { IdentityContext } from './identity-context.ts';
+import { confirmPasswordReset } from './password-reset.service.ts';
+import type { PasswordResetRequests } from './password-reset-requests.ts';
 import type { Principal } from './principal.ts';
 import { principalOf, userOf } from './route-auth.ts';
 
 export interface AuthRoutesDeps {
   identity: IdentityContext;
   limiters: { login: RateLimiter; refresh: RateLimiter };
+  passwordResets: PasswordResetRequests;
 }
 
 const tags = ['authentication'];
@@ -258,12 +261,16 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
       schema: {
         tags,
         summary: 'E-mail a password-reset token (always 202: whether the address exists is not revealed)',
+        description:
+          'The answer is the same, after the same work, for every address; the e-mail goes out after it. ' +
+          'At most 3 reset e-mails per address per hour (beyond: still 202, no e-mail) and ' +
+          '20 requests per client IP per hour (beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After).',
         body: ResetRequestBody,
-        response: { 202: AcceptedSchema, ...errorResponses() },
+        response: { 202: AcceptedSchema, ...errorResponses(429) },
       },
     },
     async (request, reply) => {
-      await auth.requestPasswordReset(ctx, request.body.email);
+      await deps.passwordResets.accept(request.ip, request.body.email);
       return reply.status(202).send({ status: 'accepted' as const });
     },
   );
@@ -280,7 +287,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
       },
     },
     async (request, reply) => {
-      await auth.confirmPasswordReset(ctx, request.body.token, request.body.password);
+      await confirmPasswordReset(ctx, request.body.token, request.body.password);
       return reply.status(204).send(null);
     },
   );
