@@ -164,7 +164,14 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
   if (database === 'postgres') databaseUrl = createBenchDatabase(pgName);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const serverEnv = { DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
+  // The free plan's limits would stop a benchmark; enterprise has none, and is the default here
+  // because it is not open to self-service (contract §7).
+  const serverEnv = {
+    DATA_DIR: dir,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    DEFAULT_PLAN: 'enterprise',
+  };
   const profileDir = values['cpu-prof'];
   const server =
     profileDir === undefined
@@ -184,12 +191,6 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
       (await api(base, 'POST', '/account/api-keys', { name: 'bench', scopes: ['*'] }, jwt)).key,
     );
     const auth = { 'x-api-key': key };
-    // The free plan's limits would stop a benchmark; enterprise has none (issue 7 adds plans).
-    await fetch(`${base}/api/v1/subscriptions/current`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json', ...jwt },
-      body: '{"plan":"enterprise"}',
-    });
 
     const rssStart = rssKiB(server.pid);
     await pool(fenceRows, 8, async (f) => {

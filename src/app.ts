@@ -12,9 +12,10 @@ import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/devices.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { geofenceRoutes } from './geofences/geofences.routes.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerGracefulClose } from './http/graceful-close.ts';
 import { healthRoutes } from './http/health-routes.ts';
+import { registerInputRules } from './http/input-rules.ts';
 import { createHttpMetrics } from './http/metrics.ts';
 import { API_PREFIX, registerOpenApi } from './http/openapi.ts';
 import { requestIdFrom } from './http/request-id.ts';
@@ -39,6 +40,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    frameworkErrors: handleFrameworkError,
   });
   app.setValidatorCompiler(createValidatorCompiler());
   app.setSchemaErrorFormatter(schemaErrorFormatter);
@@ -46,6 +48,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerErrorHandling(app, (_method, url) => routes.allowedMethods(url));
+  registerInputRules(app);
   const metrics = createHttpMetrics();
   registerRequestLogging(app, metrics);
   registerGracefulClose(app);

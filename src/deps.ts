@@ -11,16 +11,20 @@ import { localInvalidationBus, redisInvalidationBus } from './auth/cache-invalid
 import type { IdentityContext } from './auth/identity-context.ts';
 import { JwtTokens } from './auth/jwt-tokens.ts';
 import { sendPasswordReset } from './auth/password-reset.service.ts';
-import { PasswordResetRequests } from './auth/password-reset-requests.ts';
+import {
+  PasswordResetRequests,
+  RESET_EMAILS_PER_ADDRESS,
+  RESET_PERIOD_SECONDS,
+  RESET_REQUESTS_PER_IP,
+} from './auth/password-reset-requests.ts';
 import { OWASP_ARGON2ID, type PasswordHashParams } from './auth/passwords.ts';
 import { type Billing, createBilling } from './billing/billing.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { GeofenceIndexRegistry } from './geofences/geofence-index-registry.ts';
-import { createRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
-import { createRedisWindowConnection, RedisWindowStore } from './limits/redis-sliding-window.ts';
-import { HOUR_WINDOW, MemoryWindowStore } from './limits/sliding-window.ts';
+import { RateLimiter } from './limits/rate-limiter.ts';
+import { createWindowStores } from './limits/window-stores.ts';
 import { createLogger } from './logger.ts';
 import { Mailer } from './mail/mailer.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
@@ -103,36 +107,41 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     signupEnabled: config.signupEnabled,
     requireEmailVerification: config.requireEmailVerification,
   };
+  const windows = createWindowStores({ redis, keyPrefix: config.redisKeyPrefix, logger });
   const limiters = {
-    login: createRateLimiter({
+    login: new RateLimiter({
       name: 'login',
-      points: config.loginRateLimit.points,
-      durationSeconds: config.loginRateLimit.durationSeconds,
-      redis,
+      limit: config.loginRateLimit.points,
+      store: windows.create(config.loginRateLimit.durationSeconds * 1000),
+      clock,
     }),
-    refresh: createRateLimiter({
+    refresh: new RateLimiter({
       name: 'refresh',
-      points: config.refreshRateLimit.points,
-      durationSeconds: config.refreshRateLimit.durationSeconds,
-      redis,
+      limit: config.refreshRateLimit.points,
+      store: windows.create(config.refreshRateLimit.durationSeconds * 1000),
+      clock,
     }),
   };
-  // The rolling-hour store behind the password-reset budgets, shared through Redis like the API-key
-  // limit's so that every node spends one budget per IP and per address.
-  const resetRedis = redis ? createRedisWindowConnection(redis) : undefined;
-  resetRedis?.on('error', (error) => logger.warn({ err: error.message }, 'redis limiter connection error'));
+  // Contract §2.1: the IP's budget is spent on the request path, the address's after the answer.
+  const resetWindow = windows.create(RESET_PERIOD_SECONDS * 1000);
   const passwordResets = new PasswordResetRequests({
-    windows: resetRedis
-      ? new RedisWindowStore(resetRedis, `${config.redisKeyPrefix}rl:`, HOUR_WINDOW, (error) =>
-          logger.warn({ err: error }, 'rate-limit store unreachable: requests are allowed uncounted'),
-        )
-      : new MemoryWindowStore(HOUR_WINDOW),
-    clock,
+    perIp: new RateLimiter({
+      name: 'pwreset-ip',
+      limit: RESET_REQUESTS_PER_IP,
+      store: resetWindow,
+      clock,
+    }),
+    perAddress: new RateLimiter({
+      name: 'pwreset-address',
+      limit: RESET_EMAILS_PER_ADDRESS,
+      store: resetWindow,
+      clock,
+    }),
     logger,
     send: (email, requestedAt) => sendPasswordReset(identity, email, requestedAt),
   });
   const notifier = new Notifier({ db, mailer, clock });
-  const billing = createBilling({ config, db, clock, logger, redis, notifier });
+  const billing = createBilling({ config, db, clock, logger, redis, windows, notifier });
   return {
     config,
     logger,
@@ -158,7 +167,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     close: async () => {
       await billing.close();
       await passwordResets.idle();
-      resetRedis?.disconnect();
+      windows.close();
       await mailer.close();
       await invalidations.close();
       redis?.disconnect();

@@ -135,8 +135,18 @@ export async function revokeApiKey(db: Executor, workspaceId: string, id: string
     .execute();
 }
 
-export async function touchApiKeys(db: Executor, usedAt: Map<string, Date>): Promise<void> {
-  for (const [id, at] of usedAt) {
-    await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
-  }
+/** Records when a key was last used (the authenticator writes it at most once a minute per key). */
+export async function touchApiKey(db: Executor, id: string, usedAt: Date): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: usedAt }).where('id', '=', id).execute();
+}
+
+/** The ids of the workspace's keys that are not revoked. */
+export async function listActiveApiKeyIds(db: Executor, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -1,10 +1,9 @@
 /** /auth routes (seed §4.1, contract §2.1–2.3). */
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { errorResponses } from '../http/schemas.ts';
-import { sendJsonText, serializeBody } from '../http/send-json.ts';
 import { enforceRateLimit } from '../limits/enforce.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { WorkspaceSchema, workspaceOut } from '../workspaces/workspaces.schemas.ts';
@@ -27,7 +26,6 @@ import * as auth from './auth.service.ts';
 import type { IdentityContext } from './identity-context.ts';
 import { confirmPasswordReset } from './password-reset.service.ts';
 import type { PasswordResetRequests } from './password-reset-requests.ts';
-import type { Principal } from './principal.ts';
 import { principalOf, userOf } from './route-auth.ts';
 
 export interface AuthRoutesDeps {
@@ -140,11 +138,6 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     async (request) => auth.switchWorkspace(ctx, userOf(request).userId, request.body.workspace_id),
   );
 
-  // A signed-in client polls /auth/me. Its body depends only on the cached profile (the same object
-  // comes back while it is cached, and every change makes a new one) and the session's workspace and
-  // role, so the body built for a profile is reused until the profile is re-read (ADR 012) — as the
-  // JSON text the route's own serializer made of it, so it is not serialised again either.
-  const meBodies = new WeakMap<object, { workspaceId: string; role: string; json: string }>();
   app.get(
     '/auth/me',
     {
@@ -155,38 +148,18 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
         response: { 200: MeSchema, ...errorResponses(401) },
       },
     },
-    (request, reply) => {
+    async (request) => {
       const principal = userOf(request);
-      const profile = auth.currentUser(ctx, principal.userId);
-      // Synchronous when the profile is cached: no promise per poll.
-      if (profile instanceof Promise) return profile.then((p) => sendMe(reply, principal, p));
-      sendMe(reply, principal, profile);
-      return undefined;
-    },
-  );
-
-  function sendMe(
-    reply: FastifyReply,
-    principal: Extract<Principal, { kind: 'user' }>,
-    profile: auth.UserProfile,
-  ): undefined {
-    let memo = meBodies.get(profile);
-    if (memo === undefined || memo.workspaceId !== principal.workspaceId || memo.role !== principal.role) {
-      const { user, memberships } = profile;
-      const body: Static<typeof MeSchema> = {
+      const { user, memberships } = await auth.currentUser(ctx, principal.userId);
+      return {
         ...userOut(user),
         workspace_id: principal.workspaceId,
         role: principal.role,
         workspaces: memberships.map((m) => ({ id: m.workspace.id, name: m.workspace.name, role: m.role })),
       };
-      memo = { workspaceId: principal.workspaceId, role: principal.role, json: serializeBody(reply, body) };
-      meBodies.set(profile, memo);
-    }
-    sendJsonText(reply, memo.json);
-    return undefined;
-  }
+    },
+  );
 
-  const keyBodies = new WeakMap<object, string>();
   app.get(
     '/auth/test-api-key',
     {
@@ -197,27 +170,19 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
         response: { 200: TestApiKeySchema, ...errorResponses(401, 429) },
       },
     },
-    (request, reply) => {
+    async (request) => {
       const principal = principalOf(request);
       if (principal.kind !== 'api_key') throw new Error('unreachable: route requires an API key');
-      // The answer depends only on the key's principal, which the authenticator shares (frozen)
-      // until its cache entry is refreshed: its JSON text is made once per principal (ADR 012).
-      let json = keyBodies.get(principal);
-      if (json === undefined) {
-        json = serializeBody(reply, {
-          valid: true,
-          api_key: {
-            id: principal.apiKeyId,
-            name: principal.name,
-            prefix: principal.prefix,
-            scopes: [...principal.grantedScopes],
-          },
-          workspace_id: principal.workspaceId,
-        });
-        keyBodies.set(principal, json);
-      }
-      sendJsonText(reply, json);
-      return undefined;
+      return {
+        valid: true,
+        api_key: {
+          id: principal.apiKeyId,
+          name: principal.name,
+          prefix: principal.prefix,
+          scopes: [...principal.grantedScopes],
+        },
+        workspace_id: principal.workspaceId,
+      };
     },
   );
 
@@ -270,7 +235,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
       },
     },
     async (request, reply) => {
-      await deps.passwordResets.accept(request.ip, request.body.email);
+      await deps.passwordResets.accept(request.ip, request.body.email, ctx.clock.now());
       return reply.status(202).send({ status: 'accepted' as const });
     },
   );

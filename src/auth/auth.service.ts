@@ -238,15 +238,14 @@ export interface UserProfile {
   memberships: Membership[];
 }
 
-/** The profile; synchronously when cached (the common case), else a promise. */
-export function currentUser(ctx: IdentityContext, userId: string): UserProfile | Promise<UserProfile> {
+export async function currentUser(ctx: IdentityContext, userId: string): Promise<UserProfile> {
   // Read through the authenticator's short cache: clients poll /auth/me, and every change to a
   // user's profile or memberships clears the entry (ADR 004).
-  const profile = ctx.authenticator.profile(userId, async () => {
+  const profile = await ctx.authenticator.profile(userId, async () => {
     const user = await findUserById(ctx.db, userId);
     return user ? { user, memberships: await listMemberships(ctx.db, userId) } : undefined;
   });
-  return profile instanceof Promise ? profile.then(existingProfile) : existingProfile(profile);
+  return existingProfile(profile);
 }
 
 function existingProfile(profile: UserProfile | undefined): UserProfile {

@@ -9,13 +9,13 @@ import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import { InvalidAuthTokenError } from '../shared/errors.ts';
 import { SingleFlight } from '../shared/single-flight.ts';
-import type { WorkspaceRole } from '../workspaces/workspaces.tables.ts';
-import { type ApiKey, findApiKeyByHash } from './api-keys.repository.ts';
+import { type ApiKey, findApiKeyByHash, touchApiKey } from './api-keys.repository.ts';
 import { type Invalidation, type InvalidationBus, localInvalidationBus } from './cache-invalidation.ts';
 import type { AccessClaims, JwtTokens } from './jwt-tokens.ts';
 import type { Principal } from './principal.ts';
 import { expandScopes, scopesForRole } from './scopes.ts';
 import { looksLikeApiKey, sha256Hex } from './secret-tokens.ts';
+import { findSessionAccess } from './session-access.repository.ts';
 
 export const CACHE_TTL_MS = 5_000;
 const CACHE_LIMIT = 50_000;
@@ -24,10 +24,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
 
-/**
- * The principal is built once per cache refresh and shared (frozen) by the requests that follow:
- * building it (a fresh scope Set each time) cost more than the cache lookups.
- */
+/** The principal is built once per cache refresh and shared (frozen) by the requests that follow. */
 interface SessionState {
   principal: UserPrincipal | null; // null: revoked, unknown, or no longer a member
   checkedAt: number;
@@ -105,12 +102,8 @@ export class Authenticator {
     this.bus.publish(message);
   }
 
-  /**
-   * undefined when the request carries no credentials at all. Answered synchronously (a value, or
-   * a thrown error) when the caches know the token or key, which is the common case: no promise
-   * per request on the hot path (ADR 012); a promise otherwise.
-   */
-  authenticate(credentials: Credentials): Principal | undefined | Promise<Principal | undefined> {
+  /** undefined when the request carries no credentials at all; throws for bad ones. */
+  async authenticate(credentials: Credentials): Promise<Principal | undefined> {
     if (credentials.apiKey !== undefined) return this.authenticateApiKey(credentials.apiKey);
     const header = credentials.authorization;
     if (header === undefined) return undefined;
@@ -118,12 +111,7 @@ export class Authenticator {
     if (!match?.[1]) throw new InvalidAuthTokenError();
     const token = match[1];
     if (looksLikeApiKey(token)) return this.authenticateApiKey(token);
-    // The common case, a token already verified on a session checked within CACHE_TTL_MS, is
-    // answered without awaiting anything (ADR 012).
-    const now = this.clock.now().getTime();
-    const claims = this.tokens.cachedAccess(token, now);
-    const cached = claims && this.cachedSession(claims, now);
-    return cached ?? this.authenticateJwt(token);
+    return this.authenticateJwt(token);
   }
 
   private async authenticateJwt(token: string): Promise<Principal> {
@@ -152,21 +140,10 @@ export class Authenticator {
 
   private async loadSession(claims: AccessClaims, now: number): Promise<UserPrincipal | null> {
     const { sid: sessionId, sub: userId, wid: workspaceId } = claims;
-    const row = await this.db
-      .selectFrom('auth_sessions as s')
-      .leftJoin('workspace_members as m', (join) =>
-        join.onRef('m.workspace_id', '=', 's.workspace_id').onRef('m.user_id', '=', 's.user_id'),
-      )
-      .select(['s.revoked_at', 's.user_id', 's.workspace_id', 'm.role'])
-      .where('s.id', '=', sessionId)
-      .executeTakeFirst();
-    const valid =
-      row &&
-      row.revoked_at === null &&
-      row.user_id === userId &&
-      row.workspace_id === workspaceId &&
-      row.role;
-    const role = valid ? (row.role as WorkspaceRole) : null;
+    const access = await findSessionAccess(this.db, sessionId);
+    // A session belongs to one user and workspace; a token naming others is not valid for it.
+    const valid = access && !access.revoked && access.userId === userId && access.workspaceId === workspaceId;
+    const role = valid ? access.role : null;
     const principal: UserPrincipal | null =
       role === null
         ? null
@@ -176,17 +153,16 @@ export class Authenticator {
     return principal;
   }
 
-  private authenticateApiKey(key: string): Principal | Promise<Principal> {
+  private async authenticateApiKey(key: string): Promise<Principal> {
     const now = this.clock.now();
-    // Keyed by the key as presented, like the JWT cache by token: the SHA-256 the database is
-    // searched by is computed only on a miss (~1.5 µs a request saved, ADR 012). Entries live
-    // CACHE_TTL_MS and the process holds the presented key for the request anyway.
-    const state = this.apiKeys.get(key);
-    if (!state || now.getTime() - state.checkedAt >= CACHE_TTL_MS) {
-      return this.apiKeyLoads
-        .run(key, () => this.loadApiKey(key, now))
-        .then((loaded) => this.acceptApiKey(loaded, now));
-    }
+    // Keyed by the key as presented, like the JWT cache by token, so the SHA-256 the database is
+    // searched by is computed only on a miss. Entries live CACHE_TTL_MS and the process holds the
+    // presented key for the request anyway.
+    const cached = this.apiKeys.get(key);
+    const state =
+      cached && now.getTime() - cached.checkedAt < CACHE_TTL_MS
+        ? cached
+        : await this.apiKeyLoads.run(key, () => this.loadApiKey(key, now));
     return this.acceptApiKey(state, now);
   }
 
@@ -213,30 +189,25 @@ export class Authenticator {
     const last = this.lastTouched.get(apiKeyId);
     if (last !== undefined && now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
     this.lastTouched.set(apiKeyId, now.getTime());
-    this.db
-      .updateTable('api_keys')
-      .set({ last_used_at: now })
-      .where('id', '=', apiKeyId)
-      .execute()
-      .catch((error: unknown) => this.logger.warn({ err: error, apiKeyId }, 'could not record API key use'));
+    touchApiKey(this.db, apiKeyId, now).catch((error: unknown) =>
+      this.logger.warn({ err: error, apiKeyId }, 'could not record API key use'),
+    );
   }
 
   /**
    * A user's profile and memberships as `/auth/me` shows them, read through the same short cache as
    * sessions (a signed-in client polls it often). Every change to them clears the entry on this node.
    */
-  profile<T>(userId: string, load: () => Promise<T>): T | Promise<T> {
+  async profile<T>(userId: string, load: () => Promise<T>): Promise<T> {
     const now = this.clock.now().getTime();
     const cached = this.profiles.get(userId);
-    // A cached profile is answered synchronously (no promise per poll).
     if (cached && now - cached.checkedAt < CACHE_TTL_MS) return cached.value as T;
-    return this.profileLoads.run(userId, () =>
-      load().then((value) => {
-        if (this.profiles.size >= CACHE_LIMIT) this.profiles.clear();
-        this.profiles.set(userId, { value, checkedAt: now });
-        return value;
-      }),
-    ) as Promise<T>;
+    return (await this.profileLoads.run(userId, async () => {
+      const value = await load();
+      if (this.profiles.size >= CACHE_LIMIT) this.profiles.clear();
+      this.profiles.set(userId, { value, checkedAt: now });
+      return value;
+    })) as T;
   }
 
   /** After a change to one user's profile or memberships. */

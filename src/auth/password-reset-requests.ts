@@ -7,19 +7,18 @@
  * address's budget the answer is still 202 and no e-mail goes out.
  *
  * The queue lives in this process: a crash loses the resets waiting in it (at most a moment's
- * worth), and the user asks again. Both budgets live in the rolling-window store, in Redis when
- * REDIS_URL is set so every node spends the same budget.
+ * worth), and the user asks again. Both budgets are rolling-window limiters like login's, in Redis
+ * when REDIS_URL is set so every node spends the same budget.
  */
 import type { Logger } from 'pino';
-import type { WindowStore } from '../limits/sliding-window.ts';
-import type { Clock } from '../shared/clock.ts';
+import { enforceRateLimit } from '../limits/enforce.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { normalizeEmail } from '../shared/email-address.ts';
-import { RateLimitExceededError } from '../shared/errors.ts';
 import { sha256Hex } from '../shared/random-secrets.ts';
 
-export const RESET_REQUESTS_PER_IP_PER_HOUR = 20;
-export const RESET_EMAILS_PER_ADDRESS_PER_HOUR = 3;
-const PERIOD_SECONDS = 3600;
+export const RESET_PERIOD_SECONDS = 3600;
+export const RESET_REQUESTS_PER_IP = 20;
+export const RESET_EMAILS_PER_ADDRESS = 3;
 /** Waiting resets beyond this are dropped (still answered 202): a flood must not grow memory without end. */
 const MAX_WAITING = 10_000;
 
@@ -29,44 +28,31 @@ interface WaitingReset {
 }
 
 export class PasswordResetRequests {
-  private readonly windows: WindowStore;
-  private readonly clock: Clock;
+  private readonly perIp: RateLimiter;
+  private readonly perAddress: RateLimiter;
   private readonly logger: Logger;
   private readonly send: (email: string, requestedAt: Date) => Promise<void>;
   private readonly waiting: WaitingReset[] = [];
   private draining: Promise<void> | undefined;
 
   constructor(deps: {
-    windows: WindowStore;
-    clock: Clock;
+    /** RESET_REQUESTS_PER_IP per RESET_PERIOD_SECONDS. */
+    perIp: RateLimiter;
+    /** RESET_EMAILS_PER_ADDRESS per RESET_PERIOD_SECONDS. */
+    perAddress: RateLimiter;
     logger: Logger;
     /** Looks the address up and e-mails a token when it has an account. */
     send: (email: string, requestedAt: Date) => Promise<void>;
   }) {
-    this.windows = deps.windows;
-    this.clock = deps.clock;
+    this.perIp = deps.perIp;
+    this.perAddress = deps.perAddress;
     this.logger = deps.logger;
     this.send = deps.send;
   }
 
   /** The whole request path: the same for every address. Throws 429 beyond the IP's budget. */
-  async accept(clientIp: string, email: string): Promise<void> {
-    const requestedAt = this.clock.now();
-    const decision = await this.windows.consume(
-      `pwreset-ip:${clientIp}`,
-      RESET_REQUESTS_PER_IP_PER_HOUR,
-      requestedAt.getTime(),
-    );
-    if (!decision.allowed) {
-      // Contract §7: whole seconds until a request would be accepted, 1..the period.
-      const retryAfter = Math.min(PERIOD_SECONDS, Math.max(1, Math.ceil(decision.resetMs / 1000)));
-      throw new RateLimitExceededError(
-        `Too many password-reset requests from this address; retry in ${retryAfter} s`,
-        retryAfter,
-        RESET_REQUESTS_PER_IP_PER_HOUR,
-        PERIOD_SECONDS,
-      );
-    }
+  async accept(clientIp: string, email: string, requestedAt: Date): Promise<void> {
+    await enforceRateLimit(this.perIp, clientIp, 'password-reset requests from this address');
     if (this.waiting.length >= MAX_WAITING) {
       this.logger.warn('password-reset queue full: request dropped');
       return;
@@ -92,11 +78,7 @@ export class PasswordResetRequests {
 
   private async handle(reset: WaitingReset): Promise<void> {
     // Keyed by a hash: the store (possibly Redis) never holds the address itself.
-    const budget = await this.windows.consume(
-      `pwreset-address:${sha256Hex(normalizeEmail(reset.email))}`,
-      RESET_EMAILS_PER_ADDRESS_PER_HOUR,
-      reset.requestedAt.getTime(),
-    );
+    const budget = await this.perAddress.consume(sha256Hex(normalizeEmail(reset.email)));
     if (!budget.allowed) return;
     await this.send(reset.email, reset.requestedAt);
   }

@@ -9,9 +9,9 @@
  * document, the enforcement and the scope-matrix test cannot drift apart. A route under /api/v1
  * without a declaration fails at start-up rather than defaulting to open.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { errorResponses } from '../http/schemas.ts';
-import type { ApiKeyRateLimit } from '../limits/api-key-limit.ts';
+import { type ApiKeyRateLimit, apiKeyLimitExceeded, rateLimitHeaders } from '../limits/api-key-limit.ts';
 import { InsufficientPermissionsError, NotAuthenticatedError } from '../shared/errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { Principal } from './principal.ts';
@@ -53,58 +53,36 @@ export function registerRouteAuth(
       response[429] ??= RATE_LIMITED_RESPONSE;
     }
     // The check is a hook of the protected route itself, its declaration bound in: public routes
-    // (probes, docs) run no auth hook at all, and no request reads its route's config (ADR 012).
-    // Route-level hooks run after the application's own onRequest hooks, as a global one did.
+    // (probes, docs) run no auth hook at all. Route-level hooks run after the application's own
+    // onRequest hooks, as a global one would.
     if (auth === undefined || auth === 'public') return;
-    const check: onRequestHookHandler = (request, reply, done) => {
-      let pending: Promise<void> | undefined;
-      try {
-        pending = authorize(request, reply, auth);
-      } catch (error) {
-        done(error as Error);
-        return;
-      }
-      if (pending === undefined) done();
-      else pending.then(() => done(), done);
-    };
+    const check: onRequestAsyncHookHandler = async (request, reply) => authorize(request, reply, auth);
     const existing = route.onRequest;
     route.onRequest =
       existing === undefined ? [check] : [...(Array.isArray(existing) ? existing : [existing]), check];
   });
 
-  /**
-   * Authenticates, counts and checks the request; undefined when that was decided synchronously
-   * (cached credentials, memory limiter: the common case, no promise), else a promise to wait for.
-   * Throws (or rejects) with the 401/403/429 error.
-   */
-  function authorize(
+  /** Authenticates, counts and checks the request; throws the 401/403/429 error. */
+  async function authorize(
     request: FastifyRequest,
     reply: FastifyReply,
     auth: Exclude<RouteAuth, 'public'>,
-  ): Promise<void> | undefined {
-    const principal = authenticator.authenticate({
+  ): Promise<void> {
+    const principal = await authenticator.authenticate({
       authorization: request.headers.authorization,
       apiKey: headerValue(request.headers['x-api-key']),
     });
-    if (principal instanceof Promise) return principal.then((p) => count(request, reply, auth, p));
-    return count(request, reply, auth, principal);
-  }
-
-  function count(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    auth: Exclude<RouteAuth, 'public'>,
-    principal: Principal | undefined,
-  ): Promise<void> | undefined {
     if (!principal) throw new NotAuthenticatedError();
     // Every request of a recognised key counts, whatever its scopes allow (so do GitHub's); JWT
-    // requests are not counted. Synchronous (no await) with the memory store and a cached plan.
+    // requests are not counted. The headers go on every answer, the 403s and the 429 included.
     if (principal.kind === 'api_key' && apiKeyLimit) {
-      const pending = apiKeyLimit.apply(principal, reply);
-      if (pending) return pending.then(() => permit(request, auth, principal));
+      const decision = await apiKeyLimit.check(principal);
+      if (decision) {
+        reply.headers(rateLimitHeaders(decision));
+        if (!decision.allowed) throw apiKeyLimitExceeded(decision);
+      }
     }
     permit(request, auth, principal);
-    return undefined;
   }
 
   /** The route's declaration against the caller: 401 for the wrong kind, 403 without scope/role. */

@@ -74,13 +74,13 @@ export async function billingRoutes(
         tags,
         summary: 'Change the plan (owner/admin); takes effect at once on every node',
         description:
-          'Limits and quota states are re-read at once; a workspace blocked or throttled by its event quota is released if the new quota allows it. Operator-set custom limits are cleared.',
+          'Only plans open to self-service (`self_service: true` in GET /subscriptions/plans: free, pro and business by default) can be chosen here; any other plan, enterprise always, answers 403 INSUFFICIENT_PERMISSIONS asking to contact us, and an operator assigns it. Limits and quota states are re-read at once; a workspace blocked or throttled by its event quota is released if the new quota allows it. Operator-set custom limits are cleared.',
         body: changePlanBody(ctx.catalog.plans.map((p) => p.id)),
         response: { 200: SubscriptionSchema, ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
-      const subscription = await ctx.subscriptions.change(
+      const subscription = await ctx.subscriptions.changeBySelfService(
         principalOf(request).workspaceId,
         request.body.plan,
       );

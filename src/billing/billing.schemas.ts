@@ -28,6 +28,10 @@ export const PlanSchema = Type.Object({
       description: 'Price of every started 1,000 events beyond events_per_month; null = overage not billed',
     }),
   ),
+  self_service: Type.Boolean({
+    description:
+      'Whether an owner or admin can switch to this plan with PUT /subscriptions/current; otherwise (enterprise) an operator assigns it',
+  }),
 });
 
 export const SubscriptionSchema = Type.Object({

@@ -9,8 +9,8 @@ import type { Notifier } from '../account/notifier.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { ApiKeyRateLimit } from '../limits/api-key-limit.ts';
-import { createRedisWindowConnection, RedisWindowStore } from '../limits/redis-sliding-window.ts';
-import { HOUR_WINDOW, MemoryWindowStore, MINUTE_WINDOW, type WindowStore } from '../limits/sliding-window.ts';
+import { HOUR_MS, MINUTE_MS, type WindowStore } from '../limits/sliding-window.ts';
+import type { WindowStores } from '../limits/window-stores.ts';
 import type { Clock } from '../shared/clock.ts';
 import { UsageMeter } from '../usage/usage-meter.ts';
 import { type CountLimiter, countLimiter } from './count-limits.ts';
@@ -38,23 +38,17 @@ export function createBilling(deps: {
   clock: Clock;
   logger: Logger;
   redis: Redis | undefined;
+  /** Where the rolling windows live (memory, or Redis shared by the nodes). */
+  windows: WindowStores;
   notifier: Notifier;
 }): Billing {
-  const { config, db, clock, logger, redis } = deps;
+  const { config, db, clock, logger, redis, windows } = deps;
   const catalog = new PlanCatalog(config.plans, config.defaultPlan);
   const prefix = config.redisKeyPrefix;
   const bus = redis ? redisPlanChangeBus(redis, `${prefix}plan-changes`, logger) : localPlanChangeBus();
   const subscriptions = new Subscriptions({ db, clock, catalog, bus });
-  const limiterRedis = redis ? createRedisWindowConnection(redis) : undefined;
-  limiterRedis?.on('error', (error) => logger.warn({ err: error.message }, 'redis limiter connection error'));
-  const failedOpen = (error: unknown) =>
-    logger.warn({ err: error }, 'rate-limit store unreachable: requests are allowed uncounted');
-  const apiKeyWindows: WindowStore = limiterRedis
-    ? new RedisWindowStore(limiterRedis, `${prefix}rl:`, HOUR_WINDOW, failedOpen)
-    : new MemoryWindowStore(HOUR_WINDOW);
-  const throttle: WindowStore = limiterRedis
-    ? new RedisWindowStore(limiterRedis, `${prefix}rl:`, MINUTE_WINDOW, failedOpen)
-    : new MemoryWindowStore(MINUTE_WINDOW);
+  const apiKeyWindows = windows.create(HOUR_MS);
+  const throttle = windows.create(MINUTE_MS);
   const meter = new UsageMeter({ db, clock });
   const notifications = new QuotaNotifications({ db, clock, notifier: deps.notifier });
   return {
@@ -72,7 +66,6 @@ export function createBilling(deps: {
         .flush()
         .catch((error: unknown) => logger.warn({ err: error }, 'could not flush usage counters'));
       await bus.close();
-      limiterRedis?.disconnect();
     },
   };
 }

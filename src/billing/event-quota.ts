@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
-import type { WindowStore } from '../limits/sliding-window.ts';
+import { MINUTE_MS, type WindowStore, wholeSeconds } from '../limits/sliding-window.ts';
 import type { Clock } from '../shared/clock.ts';
 import { QuotaExceededError, QuotaThrottledError } from '../shared/errors.ts';
 import { SingleFlight } from '../shared/single-flight.ts';
@@ -47,6 +47,7 @@ export class EventQuota {
   private readonly states = new Map<string, QuotaState>();
   private readonly loads = new SingleFlight<string, QuotaState>();
 
+  /** `throttle` must be a minute long (contract §7). */
   constructor(deps: {
     logger: Pick<Logger, 'warn'>;
     db: Db;
@@ -56,6 +57,8 @@ export class EventQuota {
     meter: UsageMeter;
     notifications: QuotaNotifications;
   }) {
+    if (deps.throttle.windowMs !== MINUTE_MS)
+      throw new Error('The ingestion throttle needs a minute-long window');
     this.db = deps.db;
     this.clock = deps.clock;
     this.subscriptions = deps.subscriptions;
@@ -69,32 +72,16 @@ export class EventQuota {
     });
   }
 
-  /** Admits one ingestion request or throws 403/429; undefined when decided without awaiting. */
-  admit(workspaceId: string): Promise<void> | undefined {
+  /** Admits one ingestion request or throws 403 QUOTA_EXCEEDED / 429 RATE_LIMITED. */
+  async admit(workspaceId: string): Promise<void> {
     const nowMs = this.clock.now().getTime();
-    const state = this.states.get(workspaceId);
-    if (state && nowMs - state.loadedAt < QUOTA_STATE_TTL_MS && nowMs < state.period.end.getTime()) {
-      return this.decide(workspaceId, state, nowMs);
-    }
-    return this.loads
-      .run(workspaceId, () => this.load(workspaceId, nowMs))
-      .then((fresh) => this.decide(workspaceId, fresh, nowMs));
-  }
-
-  /** After an ingestion committed `events` events: moves the local state and announces thresholds. */
-  record(workspaceId: string, events: number): Promise<void> | undefined {
-    if (events <= 0) return undefined;
-    this.meter.events(workspaceId, events);
-    const state = this.states.get(workspaceId);
-    if (!state || state.quota === null || this.clock.now().getTime() >= state.period.end.getTime())
-      return undefined;
-    state.used += events;
-    return this.announce(workspaceId, state);
-  }
-
-  private decide(workspaceId: string, state: QuotaState, nowMs: number): Promise<void> | undefined {
+    const cached = this.states.get(workspaceId);
+    const state =
+      cached && nowMs - cached.loadedAt < QUOTA_STATE_TTL_MS && nowMs < cached.period.end.getTime()
+        ? cached
+        : await this.loads.run(workspaceId, () => this.load(workspaceId, nowMs));
     const { quota, used } = state;
-    if (quota === null) return undefined;
+    if (quota === null) return;
     const percent = quota === 0 ? Number.POSITIVE_INFINITY : (used * 100) / quota;
     if (percent >= HARD_PERCENT) {
       throw new QuotaExceededError(
@@ -102,12 +89,25 @@ export class EventQuota {
         { used, quota, period_end: state.period.end.toISOString() },
       );
     }
-    if (percent < SOFT_PERCENT) return undefined;
-    const decision = this.throttle.consume(`quota-throttle:${workspaceId}`, THROTTLE_PER_MINUTE, nowMs);
-    if (decision instanceof Promise)
-      return decision.then((d) => throttled(d.allowed, d.resetMs, used, quota));
-    throttled(decision.allowed, decision.resetMs, used, quota);
-    return undefined;
+    if (percent < SOFT_PERCENT) return;
+    const decision = await this.throttle.consume(`quota-throttle:${workspaceId}`, THROTTLE_PER_MINUTE, nowMs);
+    if (decision.allowed) return;
+    const retryAfter = wholeSeconds(decision.resetMs, MINUTE_MS);
+    throw new QuotaThrottledError(
+      `Event usage is over ${SOFT_PERCENT}% of the monthly quota (${used} of ${quota}); location ingestion is throttled to ${THROTTLE_PER_MINUTE} requests per minute, retry in ${retryAfter} s`,
+      retryAfter,
+      { limit: THROTTLE_PER_MINUTE, period_seconds: MINUTE_MS / 1000, used, quota },
+    );
+  }
+
+  /** After an ingestion committed `events` events: moves the local state and announces thresholds. */
+  async record(workspaceId: string, events: number): Promise<void> {
+    if (events <= 0) return;
+    this.meter.events(workspaceId, events);
+    const state = this.states.get(workspaceId);
+    if (!state || state.quota === null || this.clock.now().getTime() >= state.period.end.getTime()) return;
+    state.used += events;
+    await this.announce(workspaceId, state);
   }
 
   private async load(workspaceId: string, nowMs: number): Promise<QuotaState> {
@@ -131,29 +131,22 @@ export class EventQuota {
     return state;
   }
 
-  private announce(workspaceId: string, state: QuotaState): Promise<void> | undefined {
-    if (state.quota === null || state.quota === 0) return undefined;
+  private async announce(workspaceId: string, state: QuotaState): Promise<void> {
+    if (state.quota === null || state.quota === 0) return;
     const reached = thresholdReached(state.used, state.quota);
-    if (reached <= state.announced) return undefined;
+    if (reached <= state.announced) return;
     const after = state.announced;
     state.announced = reached;
     // A failed notification must not fail the ingestion that crossed the threshold; the next
     // crossing check (this node's next load) tries again.
-    return this.notifications
-      .announce(workspaceId, state.period.id, after, reached, { used: state.used, quota: state.quota })
-      .catch((error: unknown) => {
-        state.announced = after;
-        this.logger.warn({ err: error, workspaceId }, 'could not send quota notifications');
+    try {
+      await this.notifications.announce(workspaceId, state.period.id, after, reached, {
+        used: state.used,
+        quota: state.quota,
       });
+    } catch (error) {
+      state.announced = after;
+      this.logger.warn({ err: error, workspaceId }, 'could not send quota notifications');
+    }
   }
-}
-
-function throttled(allowed: boolean, resetMs: number, used: number, quota: number): void {
-  if (allowed) return;
-  const retryAfter = Math.max(1, Math.ceil(resetMs / 1000));
-  throw new QuotaThrottledError(
-    `Event usage is over ${SOFT_PERCENT}% of the monthly quota (${used} of ${quota}); location ingestion is throttled to ${THROTTLE_PER_MINUTE} requests per minute, retry in ${retryAfter} s`,
-    retryAfter,
-    { limit: THROTTLE_PER_MINUTE, period_seconds: 60, used, quota },
-  );
 }

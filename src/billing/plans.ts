@@ -6,7 +6,8 @@
  * customer's figures per workspace with `cli set-plan`). `overage_cents_per_1000_events` prices the
  * events beyond `events_per_month` on the invoice (null: overage is not billed, only throttled);
  * it is optional in PLANS_FILE (absent = null) so files shaped exactly like the contract's items
- * stay valid. See docs/decisions/011-plans-quotas-and-rate-limits.md.
+ * stay valid. `self_service` (optional too) says whether a workspace may choose the plan itself.
+ * See docs/decisions/011-plans-quotas-and-rate-limits.md.
  */
 
 export const LIMIT_NAMES = [
@@ -26,7 +27,15 @@ export interface Plan {
   price_cents_per_month: number | null;
   limits: PlanLimits;
   overage_cents_per_1000_events: number | null;
+  /**
+   * Whether an owner or admin may choose the plan through `PUT /subscriptions/current` (contract
+   * §7); the others are assigned by an operator (`cli set-plan`). Enterprise never is.
+   */
+  self_service: boolean;
 }
+
+/** The plan whose numbers are negotiated per customer: never open to self-service (contract §7). */
+export const ENTERPRISE_PLAN_ID = 'enterprise';
 
 export const DEFAULT_PLANS: readonly Plan[] = [
   {
@@ -41,6 +50,7 @@ export const DEFAULT_PLANS: readonly Plan[] = [
       devices: 100,
     },
     overage_cents_per_1000_events: null,
+    self_service: true,
   },
   {
     id: 'pro',
@@ -54,6 +64,7 @@ export const DEFAULT_PLANS: readonly Plan[] = [
       devices: 10_000,
     },
     overage_cents_per_1000_events: 50,
+    self_service: true,
   },
   {
     id: 'business',
@@ -67,9 +78,10 @@ export const DEFAULT_PLANS: readonly Plan[] = [
       devices: 250_000,
     },
     overage_cents_per_1000_events: 30,
+    self_service: true,
   },
   {
-    id: 'enterprise',
+    id: ENTERPRISE_PLAN_ID,
     name: 'Enterprise',
     price_cents_per_month: null,
     limits: {
@@ -80,10 +92,18 @@ export const DEFAULT_PLANS: readonly Plan[] = [
       devices: null,
     },
     overage_cents_per_1000_events: null,
+    self_service: false,
   },
 ];
 
-const PLAN_KEYS = new Set(['id', 'name', 'price_cents_per_month', 'limits', 'overage_cents_per_1000_events']);
+const PLAN_KEYS = new Set([
+  'id',
+  'name',
+  'price_cents_per_month',
+  'limits',
+  'overage_cents_per_1000_events',
+  'self_service',
+]);
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
@@ -119,6 +139,11 @@ export function validatePlans(input: unknown): { plans: Plan[] } | { problems: s
     const overage = item.overage_cents_per_1000_events ?? null;
     if (overage !== null && !isCount(overage))
       problems.push(`${at}.overage_cents_per_1000_events must be an integer ≥ 0 or null`);
+    // Optional, so files shaped exactly like the contract's items stay valid: open unless enterprise.
+    const selfService = item.self_service ?? id !== ENTERPRISE_PLAN_ID;
+    if (typeof selfService !== 'boolean') problems.push(`${at}.self_service must be true or false`);
+    else if (selfService && id === ENTERPRISE_PLAN_ID)
+      problems.push(`${at}.self_service cannot be true: the enterprise plan is assigned by an operator`);
     const limits = item.limits;
     const parsed = {} as PlanLimits;
     if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
@@ -140,6 +165,7 @@ export function validatePlans(input: unknown): { plans: Plan[] } | { problems: s
       price_cents_per_month: (price ?? null) as number | null,
       limits: parsed,
       overage_cents_per_1000_events: overage as number | null,
+      self_service: selfService === true,
     });
   });
   return problems.length > 0 ? { problems } : { plans };

@@ -7,7 +7,7 @@
 import type { Db } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
-import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { InsufficientPermissionsError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { SingleFlight } from '../shared/single-flight.ts';
 import { type BillingPeriod, periodOf } from './period.ts';
@@ -74,8 +74,8 @@ export class Subscriptions {
     this.listeners.push(listener);
   }
 
-  /** The workspace's subscription now; synchronous while cached (the hot path allocates no promise). */
-  current(workspaceId: string, nowMs?: number): Subscription | Promise<Subscription> {
+  /** The workspace's subscription now, from the cache while it is fresh. */
+  async current(workspaceId: string, nowMs?: number): Promise<Subscription> {
     const now = nowMs ?? this.clock.now().getTime();
     const cached = this.cache.get(workspaceId);
     if (cached && now - cached.checkedAt < SUBSCRIPTION_CACHE_TTL_MS) return cached.value;
@@ -102,7 +102,22 @@ export class Subscriptions {
   }
 
   /**
-   * Switches the workspace's plan from now on (`PUT /subscriptions/current`, `cli set-plan`).
+   * A plan change asked for by the workspace itself (`PUT /subscriptions/current`, contract §7):
+   * only plans open to self-service; the others (enterprise, whose numbers are negotiated) are
+   * assigned by an operator with `cli set-plan`.
+   */
+  async changeBySelfService(workspaceId: string, planId: string): Promise<Subscription> {
+    const plan = this.catalog.find(planId);
+    if (plan && !plan.self_service) {
+      throw new InsufficientPermissionsError(
+        `The ${plan.name} plan cannot be chosen here; contact us to have it set up for this workspace`,
+      );
+    }
+    return this.change(workspaceId, planId);
+  }
+
+  /**
+   * Switches the workspace's plan from now on (`cli set-plan`, and self-service changes above).
    * Custom limits and price are the operator's; a change through the API clears them.
    */
   async change(

@@ -1,4 +1,5 @@
 /** GET /subscriptions/usage (contract §7): this period's usage against the plan's limits. */
+import { listActiveApiKeyIds } from '../auth/api-keys.repository.ts';
 import type { Db } from '../db/database.ts';
 import { apiKeyWindowKey } from '../limits/api-key-limit.ts';
 import type { WindowStore } from '../limits/sliding-window.ts';
@@ -29,16 +30,6 @@ export interface UsageReport {
   daily: Array<{ date: string; events: number; api_requests: number }>;
 }
 
-async function activeKeyIds(db: Db, workspaceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('api_keys')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
 export async function usageReport(ctx: UsageContext, workspaceId: string): Promise<UsageReport> {
   const now = ctx.clock.now();
   const period = periodOf(now);
@@ -50,7 +41,7 @@ export async function usageReport(ctx: UsageContext, workspaceId: string): Promi
     countResources(ctx.db, workspaceId, 'geofences'),
     countResources(ctx.db, workspaceId, 'webhooks'),
     countResources(ctx.db, workspaceId, 'devices'),
-    activeKeyIds(ctx.db, workspaceId),
+    listActiveApiKeyIds(ctx.db, workspaceId),
     dailyUsage(ctx.db, workspaceId, days[0] ?? '', days[days.length - 1] ?? ''),
   ]);
   // The hour's requests are the sum of the workspace's keys' rolling windows (limits are per key).

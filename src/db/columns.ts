@@ -35,6 +35,10 @@ export function fromJson<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 
+/**
+ * `JSON.stringify` recurses: values from requests reach it only after the input rules (ADR 003)
+ * bounded their nesting (free-form objects 16 levels, any request value 64).
+ */
 export function json(value: unknown): string {
   return JSON.stringify(value);
 }

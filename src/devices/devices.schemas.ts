@@ -1,5 +1,6 @@
 /** Request and response schemas of /devices (contract §4.1), and the record's JSON form. */
 import { Type } from 'typebox';
+import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, Timestamp } from '../http/schemas.ts';
 import { PointSchema } from '../locations/point.ts';
 import type { Device } from './devices.repository.ts';
@@ -49,7 +50,7 @@ const ExternalId = Nullable(
   }),
 );
 const UserId = Nullable(Type.String({ minLength: 1, maxLength: 255 }));
-const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form JSON object' });
+const Metadata = freeObject('Free-form JSON object');
 
 export const CreateDeviceBody = Type.Object(
   {
@@ -66,9 +67,7 @@ export const UpdateDeviceBody = Type.Object(
     name: Type.Optional(Name),
     external_id: Type.Optional(ExternalId),
     user_id: Type.Optional(UserId),
-    metadata: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the metadata whole' }),
-    ),
+    metadata: Type.Optional(freeObject('Replaces the metadata whole')),
   },
   { additionalProperties: false, description: 'Partial update: absent fields keep their value' },
 );

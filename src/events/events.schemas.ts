@@ -1,5 +1,6 @@
 /** Request and response schemas of /events (contract §4.3), and the record's JSON form. */
 import { Type } from 'typebox';
+import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import { PointSchema, pointOf } from '../locations/point.ts';
 import type { GeofenceEvent } from './events.repository.ts';
@@ -24,7 +25,7 @@ export const EventSchema = Type.Object({
   created_at: Timestamp,
   metadata: Type.Object({
     geofence_metadata: FreeObject,
-    event_metadata: Type.Record(Type.String(), Type.Unknown(), { description: "The location's metadata" }),
+    event_metadata: freeObject("The location's metadata"),
   }),
 });
 

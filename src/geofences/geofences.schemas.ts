@@ -1,5 +1,6 @@
 /** Request and response schemas of /geofences (contract §3), and the record's JSON form. */
 import { Type } from 'typebox';
+import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Geofence } from './geofences.repository.ts';
 
@@ -86,9 +87,7 @@ const ExternalId = Nullable(
     description: 'Unique in the workspace (400 DUPLICATE_RESOURCE)',
   }),
 );
-const Metadata = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Free-form JSON object; copied into webhook payloads as `geofence_metadata`',
-});
+const Metadata = freeObject('Free-form; copied into webhook payloads as `geofence_metadata`');
 
 export const CreateGeofenceBody = Type.Object(
   {
@@ -108,9 +107,7 @@ export const UpdateGeofenceBody = Type.Object(
     description: Type.Optional(Description),
     external_id: Type.Optional(ExternalId),
     geometry: Type.Optional(GeometryIn),
-    metadata: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the metadata whole' }),
-    ),
+    metadata: Type.Optional(freeObject('Replaces the metadata whole')),
     enabled: Type.Optional(Type.Boolean()),
   },
   {

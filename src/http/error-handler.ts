@@ -108,6 +108,26 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   return reply.status(500).send({ detail: 'Internal server error', details: { request_id: request.id } });
 }
 
+/**
+ * Errors Fastify meets before a route is found, passed to its `frameworkErrors` option: without it
+ * Fastify answers them with its own body. A path whose percent-encoding is not UTF-8 (e.g.
+ * `/devices/%E0%A4%A`) is a malformed request, like malformed JSON: 400 VALIDATION_ERROR (ADR 003).
+ */
+export function handleFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    reply.status(400).send({
+      detail: 'Malformed URL: a percent-encoded sequence of the path is not valid UTF-8',
+      error_code: 'VALIDATION_ERROR',
+    });
+    return;
+  }
+  handleError(error, request, reply);
+}
+
 export function registerErrorHandling(
   app: FastifyInstance,
   methodsFor: (method: string, url: string) => string[],

@@ -3,6 +3,7 @@
  * `type: 'null'` (→ `nullable`), no `const` (→ one-value `enum`).
  */
 import { type Static, type TSchema, Type } from 'typebox';
+import { freeObject } from './free-object.ts';
 
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
@@ -17,9 +18,8 @@ export function StringEnum<const T extends readonly string[]>(
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 export const Id = Type.String({ description: 'UUID (version 7)' });
-export const FreeObject = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Free-form JSON object',
-});
+/** Keys kept exactly, 16 levels at most (contract §1): see free-object.ts. */
+export const FreeObject = freeObject('Free-form JSON object');
 
 export const ValidationIssueSchema = Type.Object({
   type: Type.String(),
@@ -59,8 +59,18 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return out;
 }
 
+export const MAX_OFFSET = 1_000_000;
+
 export const PaginationQuery = Type.Object({
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Items to skip (default 0)' })),
+  // Bounded (contract §1): a larger offset overflowed the databases' integer parameters (500).
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      default: 0,
+      description: `Items to skip, 0..${MAX_OFFSET.toLocaleString('en-US')} (default 0)`,
+    }),
+  ),
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1..200 (default 50)' }),
   ),

@@ -3,6 +3,7 @@
  * `{type, loc, msg}` with `loc` starting at `body`/`query`/`path` and integer array indexes.
  */
 import type { ErrorObject } from 'ajv';
+import { MAX_DEPTH_KEYWORD } from './free-object.ts';
 
 export interface ValidationIssue {
   type: string;
@@ -88,7 +89,11 @@ function describe(error: ErrorObject): { type: string; msg: string; extra?: stri
     case 'const':
       return { type: 'literal_error', msg: `Input should be ${JSON.stringify(p.allowedValue)}` };
     case 'format':
-      return { type: 'value_error', msg: `Input should be a valid ${String(p.format)}` };
+      return p.format === 'date-time'
+        ? { type: 'value_error', msg: 'Input should be a valid date-time (RFC 3339, UTC years 0001..9999)' }
+        : { type: 'value_error', msg: `Input should be a valid ${String(p.format)}` };
+    case MAX_DEPTH_KEYWORD:
+      return { type: 'value_error', msg: `Object nests more than ${String(p.limit)} levels deep` };
     case 'pattern':
       return { type: 'value_error', msg: `String should match pattern '${String(p.pattern)}'` };
     case 'uniqueItems':

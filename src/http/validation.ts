@@ -2,11 +2,14 @@
  * One schema drives validation, types, serialisation and OpenAPI. Bodies are validated strictly
  * (no type coercion: `"5"` is not an integer; unknown fields kept so `additionalProperties: false`
  * can answer `extra_forbidden` instead of silently dropping them). Query strings and path params
- * arrive as text, so they are coerced.
+ * arrive as text, so they are coerced. The text rules of contract §1 run before (input-rules.ts);
+ * `date-time` and the `x-max-depth` keyword of free-form objects are narrowed here (ADR 003).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { registerDateTimeFormat } from './date-time-format.ts';
+import { registerMaxDepthKeyword } from './free-object.ts';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the callable is `.default`.
 const addFormats = addFormatsModule.default;
@@ -20,6 +23,9 @@ export function createAjv(coerceTypes: boolean | 'array'): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  // Contract §1: timestamps both databases store; free-form objects nest at most 16 levels.
+  registerDateTimeFormat(ajv);
+  registerMaxDepthKeyword(ajv);
   return ajv;
 }
 

@@ -1,57 +1,42 @@
 /**
- * Fixed-window request limits (login per IP, refresh per user; seed §8) behind a small interface,
- * with counters in process memory or, when REDIS_URL is set, in Redis so that every node shares
- * one budget. Both stores come from `rate-limiter-flexible`.
+ * Per-caller request limits of the identity routes (login per client IP, refresh per user; seed §8,
+ * contract §7): a rolling window of `sliding-window.ts` over the service's clock, in process memory
+ * or, when REDIS_URL is set, in Redis so that every node spends one budget.
  */
-import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Clock } from '../shared/clock.ts';
+import { type WindowStore, wholeSeconds } from './sliding-window.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the window resets (also the honest Retry-After when refused). */
+  /** Whole seconds until the budget grows (the honest Retry-After when refused). */
   resetSeconds: number;
 }
 
-export interface RateLimiter {
+export class RateLimiter {
   readonly limit: number;
   readonly windowSeconds: number;
-  consume(key: string): Promise<RateLimitDecision>;
-}
+  private readonly name: string;
+  private readonly store: WindowStore;
+  private readonly clock: Clock;
 
-export interface RateLimiterOptions {
-  name: string;
-  points: number;
-  durationSeconds: number;
-  redis?: Redis | undefined;
-}
+  /** `store`'s window is the limit's period; `name` keeps this limiter's keys apart from others'. */
+  constructor(options: { name: string; limit: number; store: WindowStore; clock: Clock }) {
+    this.name = options.name;
+    this.limit = options.limit;
+    this.store = options.store;
+    this.clock = options.clock;
+    this.windowSeconds = options.store.windowMs / 1000;
+  }
 
-export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const common = {
-    keyPrefix: `rl:${options.name}`,
-    points: options.points,
-    duration: options.durationSeconds,
-  };
-  const store = options.redis
-    ? new RateLimiterRedis({ ...common, storeClient: options.redis })
-    : new RateLimiterMemory(common);
-  const decide = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
-    allowed,
-    limit: options.points,
-    remaining: Math.max(0, res.remainingPoints),
-    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-  });
-  return {
-    limit: options.points,
-    windowSeconds: options.durationSeconds,
-    async consume(key) {
-      try {
-        return decide(await store.consume(key), true);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decide(rejection, false);
-        throw rejection;
-      }
-    },
-  };
+  async consume(key: string): Promise<RateLimitDecision> {
+    const decision = await this.store.consume(`${this.name}:${key}`, this.limit, this.clock.now().getTime());
+    return {
+      allowed: decision.allowed,
+      limit: this.limit,
+      remaining: Math.max(0, this.limit - decision.count),
+      resetSeconds: wholeSeconds(decision.resetMs, this.store.windowMs),
+    };
+  }
 }

@@ -1,65 +1,79 @@
 /**
- * The rolling window of `sliding-window.ts` in Redis, so that every node spends one budget: a hash
- * per key (field = absolute bucket number, value = count) updated by one Lua script, i.e. one
- * EVALSHA round trip per request (ioredis sends EVALSHA and falls back to EVAL once if the script is
- * not cached). The time comes from the caller's clock, like the memory store, so tests move a
- * ManualClock instead of sleeping; nodes' clocks must agree to within a bucket (NTP does).
+ * The rolling window of `sliding-window.ts` in Redis, so that every node spends one budget. Per
+ * limiter key two Redis keys: `<key>:n`, a hash of counts (field = absolute second, plus `total`),
+ * and `<key>:t`, the same seconds in a sorted set so the ones a whole window old are found without
+ * reading the rest. One Lua script updates both atomically. The time comes from the caller's clock,
+ * like the memory store, so tests move a ManualClock instead of sleeping; nodes' clocks must agree
+ * to well within a second (NTP does).
  */
 import type { Redis } from 'ioredis';
-import type { WindowDecision, WindowShape, WindowStore } from './sliding-window.ts';
+import { BUCKET_MS, bucketsIn, type WindowDecision, type WindowStore } from './sliding-window.ts';
 
-// KEYS[1] hash; ARGV: limit, now ms, bucket ms, span (buckets), cost (requests asking at once;
-// 0 = peek). Grants min(cost, room) of them. Returns {granted, count after, reset ms for the granted
-// (until the oldest counted request leaves), reset ms for the refused (until a slot frees)}.
+// KEYS[1] counts hash, KEYS[2] sorted set of its seconds; ARGV: limit, now ms, bucket ms, span
+// (buckets in the window), cost (requests asking at once; 0 = peek). Grants min(cost, room) of them.
+// Returns {granted, count after, reset ms for the granted (until the oldest counted request leaves),
+// reset ms for the refused (until a slot frees)}.
 const SCRIPT = `
+local counts, order = KEYS[1], KEYS[2]
 local limit = tonumber(ARGV[1])
 local now = tonumber(ARGV[2])
 local bucketMs = tonumber(ARGV[3])
 local span = tonumber(ARGV[4])
 local cost = tonumber(ARGV[5])
 local current = math.floor(now / bucketMs)
-local raw = redis.call('HGETALL', KEYS[1])
-local live = {}
-local total = 0
-for i = 1, #raw, 2 do
-  local b = tonumber(raw[i])
-  if b <= current - span then
-    redis.call('HDEL', KEYS[1], raw[i])
-  else
-    local c = tonumber(raw[i + 1])
-    total = total + c
-    live[#live + 1] = {b, c}
+local cutoff = current - span
+local total = tonumber(redis.call('HGET', counts, 'total') or '0')
+local gone = redis.call('ZRANGEBYSCORE', order, '-inf', cutoff)
+if #gone > 0 then
+  for first = 1, #gone, 500 do
+    local chunk = {}
+    for i = first, math.min(first + 499, #gone) do chunk[#chunk + 1] = gone[i] end
+    local values = redis.call('HMGET', counts, unpack(chunk))
+    for i = 1, #values do total = total - (tonumber(values[i]) or 0) end
+    redis.call('HDEL', counts, unpack(chunk))
   end
+  redis.call('ZREMRANGEBYSCORE', order, '-inf', cutoff)
+  redis.call('HSET', counts, 'total', total)
 end
 if cost == 0 then return {0, total, 0, 0} end
 local granted = math.min(cost, math.max(0, limit - total))
 if granted > 0 then
-  redis.call('HINCRBY', KEYS[1], current, granted)
-  redis.call('PEXPIRE', KEYS[1], span * bucketMs + bucketMs)
-  local merged = false
-  for i = 1, #live do
-    if live[i][1] == current then live[i][2] = live[i][2] + granted; merged = true end
-  end
-  if not merged then live[#live + 1] = {current, granted} end
+  redis.call('HINCRBY', counts, current, granted)
+  redis.call('ZADD', order, current, current)
   total = total + granted
+  redis.call('HSET', counts, 'total', total)
+  local ttl = (span + 1) * bucketMs
+  redis.call('PEXPIRE', counts, ttl)
+  redis.call('PEXPIRE', order, ttl)
 end
-table.sort(live, function(x, y) return x[1] < y[1] end)
 local resetGranted = 0
-if granted > 0 then resetGranted = (live[1][1] + span) * bucketMs - now end
+if granted > 0 then
+  local oldest = redis.call('ZRANGE', order, 0, 0)
+  resetGranted = (tonumber(oldest[1]) + span) * bucketMs - now
+end
 local resetRefused = 0
 if granted < cost then
   resetRefused = span * bucketMs
-  local left = 0
-  for i = 1, #live do
-    left = left + live[i][2]
-    if total - left < limit then resetRefused = (live[i][1] + span) * bucketMs - now; break end
+  -- Every bucket holds at least one request, so the first (total - limit + 1) are enough to walk.
+  local oldest = redis.call('ZRANGE', order, 0, math.max(0, total - limit))
+  if #oldest > 0 then
+    local values = redis.call('HMGET', counts, unpack(oldest))
+    local left = 0
+    for i = 1, #oldest do
+      left = left + (tonumber(values[i]) or 0)
+      if total - left < limit then resetRefused = (tonumber(oldest[i]) + span) * bucketMs - now; break end
+    end
   end
 end
 return {granted, total, resetGranted, resetRefused}
 `;
 
 interface WindowRedis extends Redis {
-  slidingWindow(key: string, ...args: Array<string | number>): Promise<[number, number, number, number]>;
+  slidingWindow(
+    counts: string,
+    order: string,
+    ...args: Array<string | number>
+  ): Promise<[number, number, number, number]>;
 }
 
 /** Requests for one key and limit that arrived in the same event-loop turn. */
@@ -73,25 +87,20 @@ interface PendingBatch {
 export class RedisWindowStore implements WindowStore {
   private readonly redis: WindowRedis;
   private readonly prefix: string;
-  private readonly bucketMs: number;
+  readonly windowMs: number;
   private readonly span: number;
 
   private readonly onError: (error: unknown) => void;
   private lastWarning = 0;
 
-  /** `redis` should be a connection of this store's own (see createRedisWindowConnection). */
-  constructor(
-    redis: Redis,
-    prefix: string,
-    shape: WindowShape,
-    onError: (error: unknown) => void = () => {},
-  ) {
+  /** `redis` should be a connection of the limiters' own (see window-stores.ts). */
+  constructor(redis: Redis, prefix: string, windowMs: number, onError: (error: unknown) => void = () => {}) {
     this.onError = onError;
-    if (!('slidingWindow' in redis)) redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SCRIPT });
+    if (!('slidingWindow' in redis)) redis.defineCommand('slidingWindow', { numberOfKeys: 2, lua: SCRIPT });
     this.redis = redis as WindowRedis;
     this.prefix = prefix;
-    this.bucketMs = shape.bucketMs;
-    this.span = Math.round(shape.windowMs / shape.bucketMs) + 1;
+    this.windowMs = windowMs;
+    this.span = bucketsIn(windowMs);
   }
 
   /** Script calls made (each answers a whole batch); tests read it to see the coalescing. */
@@ -126,10 +135,10 @@ export class RedisWindowStore implements WindowStore {
     try {
       this.scriptCalls += 1;
       const [granted, total, resetGranted, resetRefused] = await this.redis.slidingWindow(
-        this.prefix + batch.key,
+        ...this.keysOf(batch.key),
         batch.limit,
         batch.nowMs,
-        this.bucketMs,
+        BUCKET_MS,
         this.span,
         cost,
       );
@@ -149,23 +158,19 @@ export class RedisWindowStore implements WindowStore {
         this.lastWarning = now;
         this.onError(error);
       }
-      for (const resolve of batch.waiters)
-        resolve({ allowed: true, count: 0, resetMs: this.span * this.bucketMs });
+      for (const resolve of batch.waiters) resolve({ allowed: true, count: 0, resetMs: this.windowMs });
     }
   }
 
   async peek(keys: readonly string[], nowMs: number): Promise<number[]> {
     const results = await Promise.all(
-      keys.map((key) => this.redis.slidingWindow(this.prefix + key, 0, nowMs, this.bucketMs, this.span, 0)),
+      keys.map((key) => this.redis.slidingWindow(...this.keysOf(key), 0, nowMs, BUCKET_MS, this.span, 0)),
     );
     return results.map((r) => r[1]);
   }
-}
 
-/**
- * A connection for the limiter with auto-pipelining: concurrent requests' EVALSHAs leave in one
- * write, so under load Redis sees batches instead of one packet per request.
- */
-export function createRedisWindowConnection(redis: Redis): Redis {
-  return redis.duplicate({ enableAutoPipelining: true });
+  /** Both keys of one limiter key, hash-tagged so that a Redis cluster keeps them in one slot. */
+  private keysOf(key: string): [counts: string, order: string] {
+    return [`${this.prefix}{${key}}:n`, `${this.prefix}{${key}}:t`];
+  }
 }

@@ -1,6 +1,8 @@
 /**
  * The checks on a location that its JSON schema cannot state: exactly one of `point` and
- * `coordinates`, the range of each position member, and a timestamp not in the future. Shared by
+ * `coordinates`, the range of each position member, and a timestamp from 1970 up to 10 minutes
+ * ahead of the server clock. (Text and number rules, contract §1, are checked before: on the whole
+ * body for one location, item by item for a batch.) Shared by
  * the single and the batch endpoint; problems come back as the contract's 422 issues so the single
  * endpoint answers them as a schema failure and the batch reports them per item.
  */
@@ -38,6 +40,12 @@ export interface ParsedLocation {
  * otherwise make every later (correct) location out of order until real time caught up.
  */
 export const MAX_FUTURE_SKEW_MS = 10 * 60_000;
+
+/**
+ * Contract §4.2: no location before 1970. Older fixes are a device clock that was never set; stored,
+ * such a point would sort before every real one and be reported out of order forever after.
+ */
+export const EARLIEST_TIMESTAMP_MS = Date.UTC(1970, 0, 1);
 
 export type ParseResult = { ok: true; location: ParsedLocation } | { ok: false; issues: ValidationIssue[] };
 
@@ -97,6 +105,12 @@ export function parseLocation(
         type: 'value_error',
         loc: [...prefix, 'timestamp'],
         msg: 'Input should be a valid date-time',
+      });
+    } else if (recordedAt.getTime() < EARLIEST_TIMESTAMP_MS) {
+      issues.push({
+        type: 'value_error',
+        loc: [...prefix, 'timestamp'],
+        msg: 'Timestamp is before 1970-01-01T00:00:00Z',
       });
     } else if (recordedAt.getTime() > receivedAt.getTime() + MAX_FUTURE_SKEW_MS) {
       issues.push({

@@ -8,6 +8,7 @@ import { principalOf } from '../auth/route-auth.ts';
 import type { EventQuota } from '../billing/event-quota.ts';
 import { eventOut } from '../events/events.schemas.ts';
 import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import { textIssues } from '../http/text-rules.ts';
 import { createAjv } from '../http/validation.ts';
 import { toValidationIssues } from '../http/validation-errors.ts';
 import type { IngestContext } from './ingest.service.ts';
@@ -54,8 +55,7 @@ export async function locationRoutes(
     },
     async (request, reply) => {
       const workspaceId = principalOf(request).workspaceId;
-      const admitted = ctx.quota?.admit(workspaceId);
-      if (admitted) await admitted;
+      await ctx.quota?.admit(workspaceId);
       const { location, events } = await locations.recordLocation(
         ctx,
         coalescer,
@@ -63,8 +63,7 @@ export async function locationRoutes(
         request.params.device_id,
         request.body,
       );
-      const recorded = ctx.quota?.record(workspaceId, events.length);
-      if (recorded) await recorded;
+      await ctx.quota?.record(workspaceId, events.length);
       return reply.status(201).send({ location: locationOut(location), events: events.map(eventOut) });
     },
   );
@@ -72,7 +71,8 @@ export async function locationRoutes(
   app.post(
     '/locations/batch',
     {
-      config: { auth: { scope: 'locations:write' } },
+      // Contract §1: an item breaking the text rules is rejected alone (checked below, item by item).
+      config: { auth: { scope: 'locations:write' }, bodyTextRulesPerItem: true },
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
       // The documented body describes every item, but a bad item must not fail the batch: the
       // route validates only the envelope and the handler checks each item on its own.
@@ -86,13 +86,15 @@ export async function locationRoutes(
     },
     async (request) => {
       const workspaceId = principalOf(request).workspaceId;
-      const admitted = ctx.quota?.admit(workspaceId);
-      if (admitted) await admitted;
+      await ctx.quota?.admit(workspaceId);
       const raw = (request.body as { locations: unknown[] }).locations;
       const valid: Array<{ index: number; item: locations.BatchItem }> = [];
       const rejected: locations.BatchRejection[] = [];
       raw.forEach((item, index) => {
-        if (validateItem(item)) {
+        const textProblems = textIssues(item, ['body', 'locations', index]);
+        if (textProblems.length > 0) {
+          rejected.push({ index, detail: textProblems });
+        } else if (validateItem(item)) {
           valid.push({ index, item: item as locations.BatchItem });
         } else {
           const issues = toValidationIssues(validateItem.errors ?? [], 'body');
@@ -103,8 +105,7 @@ export async function locationRoutes(
         }
       });
       const result = await locations.recordBatch(ctx, workspaceId, valid, rejected);
-      const recorded = ctx.quota?.record(workspaceId, result.events.length);
-      if (recorded) await recorded;
+      await ctx.quota?.record(workspaceId, result.events.length);
       return { accepted: result.accepted, rejected: result.rejected, events: result.events.map(eventOut) };
     },
   );

@@ -1,6 +1,7 @@
 /** Request and response schemas of the location endpoints (contract §4.2). */
 import { Type } from 'typebox';
 import { EventSchema } from '../events/events.schemas.ts';
+import { freeObject } from '../http/free-object.ts';
 import {
   FreeObject,
   Id,
@@ -46,9 +47,7 @@ const fields = {
     Nullable(Type.Number({ minimum: 0, maximum: 360, description: 'Degrees from north' })),
   ),
   altitude: Type.Optional(Nullable(Type.Number({ description: 'Metres' }))),
-  metadata: Type.Optional(
-    Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form; `event_metadata` of its events' }),
-  ),
+  metadata: Type.Optional(freeObject('Free-form; `event_metadata` of its events')),
 };
 
 export const LocationBody = Type.Object(fields, {

@@ -1,5 +1,6 @@
 /** Request and response schemas of tracking sessions (contract §4.4). */
 import { Type } from 'typebox';
+import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { TrackingSession } from './sessions.repository.ts';
 
@@ -27,9 +28,7 @@ export const SessionSchema = Type.Object({
 
 export const StartSessionBody = Type.Object(
   {
-    metadata: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form JSON object' }),
-    ),
+    metadata: Type.Optional(freeObject('Free-form JSON object')),
   },
   { additionalProperties: false },
 );

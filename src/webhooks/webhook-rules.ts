@@ -14,6 +14,9 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** RFC 9110 §5.5: visible characters, spaces and tabs; never CR, LF or NUL (header injection). */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+/** `scheme://` followed by a non-empty authority, as written (before any URL normalisation). */
+const WRITTEN_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]/i;
+
 /** Headers the service sets on every delivery (seed §6.2, contract §5); custom ones may not override them. */
 const SERVICE_HEADERS = new Set([
   'x-idempotency-key',
@@ -81,7 +84,7 @@ export function checkWebhookHeaders(headers: Record<string, string>): void {
 }
 
 /**
- * http(s) only, no credentials in the URL (put them in a custom header: the fetch standard
+ * http(s) only, a host written after `//`, no credentials in the URL (put them in a custom header: the fetch standard
  * refuses URLs with credentials), and no literal private address unless allowed.
  */
 export function checkWebhookUrl(raw: string, allowPrivateTargets: boolean): void {
@@ -95,6 +98,13 @@ export function checkWebhookUrl(raw: string, allowPrivateTargets: boolean): void
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new FieldValidationError([
       { type: 'value_error', loc, msg: "URL scheme should be 'http' or 'https'" },
+    ]);
+  }
+  // WHATWG parsing reads `http:///x` and `http:x` as host `x`; RFC 3986 §3.2 and RFC 9110 §4.2.1
+  // read an empty host there, which the receiver's URL parser may too: the host must be written.
+  if (!WRITTEN_AUTHORITY.test(raw) || url.hostname === '') {
+    throw new FieldValidationError([
+      { type: 'value_error', loc, msg: 'URL should name a host, as in https://host/path' },
     ]);
   }
   if (url.username !== '' || url.password !== '') {

@@ -19,7 +19,7 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    'http(s) address of the receiver. Unless WEBHOOK_ALLOW_PRIVATE_TARGETS is true, a literal loopback, ' +
+    'http(s) address of the receiver, naming its host (`http:///x` is refused). Unless WEBHOOK_ALLOW_PRIVATE_TARGETS is true, a literal loopback, ' +
     'private, link-local, CGNAT, multicast or metadata IP address is refused (400), and a host name ' +
     'resolving to one fails the delivery attempt.',
 });

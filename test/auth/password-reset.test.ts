@@ -52,7 +52,7 @@ function ipLimitSuite(label: string, env: () => Record<string, string>) {
     });
     after(async () => t?.close());
 
-    test('the 21st request from one IP → 429 with Retry-After; other IPs unaffected; accepted once the hour has passed', async () => {
+    test('the 21st request from one IP → 429 with Retry-After; other IPs unaffected; accepted once the window has passed', async () => {
       const ip = randomIp();
       for (let i = 0; i < 20; i++) {
         const res = await requestReset(t, uniqueEmail('ip'), ip);
@@ -68,11 +68,11 @@ function ipLimitSuite(label: string, env: () => Record<string, string>) {
       );
       assert.equal((await requestReset(t, uniqueEmail('ip'), randomIp())).statusCode, 202, 'another IP');
 
+      // Retry-After is honest: a second early is still refused, at Retry-After the window has passed.
       t.clock.advance((retryAfter - 1) * 1000);
       expectError(await requestReset(t, uniqueEmail('ip'), ip), 429, 'RATE_LIMIT_EXCEEDED', 'a second early');
-      // Past the window every one of the 20 has left it.
-      t.clock.advance(HOUR_MS);
-      assert.equal((await requestReset(t, uniqueEmail('ip'), ip)).statusCode, 202, 'after the hour');
+      t.clock.advance(1000);
+      assert.equal((await requestReset(t, uniqueEmail('ip'), ip)).statusCode, 202, 'at Retry-After');
     });
 
     test('26 requests for one address → exactly 3 e-mails; the hour after, e-mails again', async () => {

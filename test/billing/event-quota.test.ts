@@ -3,7 +3,8 @@
  * at 120 % ingestion is throttled to 60 requests per minute (429 RATE_LIMITED + Retry-After), at
  * 150 % it is blocked (403 QUOTA_EXCEEDED) on both ingestion endpoints, a plan upgrade lifts the
  * block at once, a new period resets it; 80/100/120/150 % are each notified once, in the app and
- * by e-mail (read from a real SMTP sink). Count limits answer 403 QUOTA_EXCEEDED on create.
+ * by e-mail (read from a real SMTP sink). Count limits answer 403 QUOTA_EXCEEDED on create. The
+ * throttle's Retry-After is checked at the minute's edges with the counters in memory and in Redis.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +19,7 @@ import {
   signUp,
   startIdentityApp,
 } from '../helpers/identity.ts';
+import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 import { FAR, FENCE, INSIDE, locate, OUTSIDE, plan, plansFile, setUpTracking } from './helpers.ts';
 
@@ -103,13 +105,20 @@ describe('event quota', () => {
     await oneEvent();
     await oneEvent(); // 12 events: 120 %; the device is outside now
     assert.deepEqual(await quotaNotifications(), [80, 100, 120]);
+    t.clock.set(Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 250);
+    const t0 = t.clock.now().getTime();
     for (let i = 0; i < 60; i++)
       expectStatus(await locate(t, token, deviceId, FAR), 201, `throttled request ${i + 1}`);
-    const refused = await locate(t, token, deviceId, FAR);
-    const body = expectError(refused, 429, 'RATE_LIMITED');
-    assert.equal(body.details?.limit, 60);
-    const retryAfter = Number(refused.headers['retry-after']);
-    assert.ok(retryAfter >= 1 && retryAfter <= 61, `Retry-After ${retryAfter}`);
+    const throttledAt = async (at: number): Promise<number> => {
+      t.clock.set(at);
+      const refused = await locate(t, token, deviceId, FAR);
+      const body = expectError(refused, 429, 'RATE_LIMITED');
+      assert.deepEqual(body.details, { limit: 60, period_seconds: 60, used: 12, quota: 10 });
+      return Number(refused.headers['retry-after']);
+    };
+    // The 60 requests of t0's second leave the minute when that second is a minute old.
+    const retryAfter = await throttledAt(t0);
+    assert.equal(retryAfter, 60, 'a whole period at t0');
     // The batch endpoint shares the budget.
     expectError(
       await call(t, '/locations/batch', {
@@ -119,10 +128,10 @@ describe('event quota', () => {
       429,
       'RATE_LIMITED',
     );
-    t.clock.advance(retryAfter * 1000 - 1000);
-    expectError(await locate(t, token, deviceId, FAR), 429, 'RATE_LIMITED');
-    t.clock.advance(1000);
-    expectStatus(await locate(t, token, deviceId, FAR), 201, 'after Retry-After');
+    assert.equal(await throttledAt(t0 + (retryAfter - 1) * 1000), 1, 'one second before t0 + Retry-After');
+    assert.equal(await throttledAt(t0 - 250 + 60_000 - 1), 1, 'one millisecond before the budget frees');
+    t.clock.set(t0 + retryAfter * 1000);
+    expectStatus(await locate(t, token, deviceId, FAR), 201, 'at t0 + Retry-After');
   });
 
   test('at 150 % every ingestion request gets 403 until the plan changes or the period ends', async () => {
@@ -224,5 +233,45 @@ describe('event quota', () => {
     assert.deepEqual(report.geofences, { count: 1, limit: 1 });
     assert.deepEqual(report.devices, { count: 1, limit: 1 });
     assert.deepEqual(report.webhooks, { count: 1, limit: 1 });
+  });
+});
+
+describe('ingestion throttle with the counters in Redis', async () => {
+  const reachable = await redisReachable();
+  const prefix = uniquePrefix('throttle');
+  after(async () => {
+    if (reachable) await dropPrefix(prefix);
+  });
+
+  test('Retry-After at the edges of the minute', {
+    skip: !reachable && 'no Redis at REDIS_TEST_URL',
+  }, async () => {
+    const file = plansFile([plan('free', { events_per_month: 10 })]);
+    const t = await startIdentityApp({ env: { PLANS_FILE: file, REDIS_URL, REDIS_KEY_PREFIX: prefix } });
+    try {
+      const { tokens } = await signUp(t, 'throttle-redis');
+      const token = tokens.access_token;
+      const { deviceId } = await setUpTracking(t, token);
+      // 12 events (120 %): in and out of the fence six times.
+      for (let i = 0; i < 12; i++)
+        expectStatus(await locate(t, token, deviceId, i % 2 ? OUTSIDE : INSIDE), 201);
+      t.clock.set(Math.ceil(t.clock.now().getTime() / 1000) * 1000);
+      const t0 = t.clock.now().getTime();
+      for (let i = 0; i < 60; i++)
+        expectStatus(await locate(t, token, deviceId, FAR), 201, `request ${i + 1}`);
+      const retryAfterAt = async (at: number): Promise<number> => {
+        t.clock.set(at);
+        const refused = await locate(t, token, deviceId, FAR);
+        expectError(refused, 429, 'RATE_LIMITED');
+        return Number(refused.headers['retry-after']);
+      };
+      assert.equal(await retryAfterAt(t0), 60);
+      assert.equal(await retryAfterAt(t0 + 59_000), 1);
+      assert.equal(await retryAfterAt(t0 + 59_999), 1);
+      t.clock.set(t0 + 60_000);
+      expectStatus(await locate(t, token, deviceId, FAR), 201, 'at t0 + Retry-After');
+    } finally {
+      await t.close();
+    }
   });
 });

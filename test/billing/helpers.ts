@@ -28,6 +28,7 @@ export function plan(id: string, limits: Partial<Plan['limits']>, extra: Partial
       ...limits,
     },
     overage_cents_per_1000_events: null,
+    self_service: true,
     ...extra,
   };
 }

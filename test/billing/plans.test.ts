@@ -30,6 +30,7 @@ interface PlanOut {
   name: string;
   price_cents_per_month: number | null;
   limits: Record<string, number | null>;
+  self_service: boolean;
 }
 
 interface SubscriptionOut {
@@ -82,6 +83,41 @@ describe('plans and subscriptions', () => {
       ],
     );
     assert.equal(byId.get('enterprise')?.limits.api_requests_per_hour, null, 'custom = no fixed limit');
+    assert.deepEqual(
+      page.results.map((p) => [p.id, p.self_service]),
+      [
+        ['free', true],
+        ['pro', true],
+        ['business', true],
+        ['enterprise', false],
+      ],
+    );
+  });
+
+  test('PUT /subscriptions/current cannot choose enterprise: 403 asking to contact us', async () => {
+    const user = await signUp(t, 'plans-enterprise');
+    const token = user.tokens.access_token;
+    const refused = expectError(
+      await call(t, '/subscriptions/current', { method: 'PUT', token, body: { plan: 'enterprise' } }),
+      403,
+      'INSUFFICIENT_PERMISSIONS',
+    );
+    assert.match(String(refused.detail), /contact /);
+    // Nothing changed: still the default plan and its limits.
+    const current = expectStatus<SubscriptionOut>(await call(t, '/subscriptions/current', { token }), 200);
+    assert.equal(current.plan, 'free');
+    assert.equal(current.limits.api_requests_per_hour, 100);
+    // An API key with subscriptions:write is refused the same way.
+    const writer = await createApiKey(t, token, ['subscriptions:write']);
+    expectError(
+      await call(t, '/subscriptions/current', {
+        method: 'PUT',
+        apiKey: writer.key,
+        body: { plan: 'enterprise' },
+      }),
+      403,
+      'INSUFFICIENT_PERMISSIONS',
+    );
   });
 
   test('a workspace without a subscription is on DEFAULT_PLAN for the calendar month', async () => {
@@ -175,6 +211,67 @@ describe('PLANS_FILE', () => {
     } finally {
       await t.close();
     }
+  });
+
+  test('a plan may be closed to self-service; GET shows it and PUT refuses it', async () => {
+    const file = plansFile([
+      plan('starter', {}),
+      plan('partner', { geofences: null }, { self_service: false }),
+      { ...plan('enterprise', {}), self_service: undefined },
+    ]);
+    const t = await startIdentityApp({ env: { PLANS_FILE: file, DEFAULT_PLAN: 'starter' } });
+    try {
+      const user = await signUp(t, 'plans-closed');
+      const token = user.tokens.access_token;
+      const page = expectStatus<Page<PlanOut>>(await call(t, '/subscriptions/plans', { token }), 200);
+      assert.deepEqual(
+        page.results.map((p) => [p.id, p.self_service]),
+        [
+          ['starter', true],
+          ['partner', false],
+          ['enterprise', false],
+        ],
+        'absent: open, but never for enterprise',
+      );
+      for (const closed of ['partner', 'enterprise']) {
+        const refused = expectError(
+          await call(t, '/subscriptions/current', { method: 'PUT', token, body: { plan: closed } }),
+          403,
+          'INSUFFICIENT_PERMISSIONS',
+        );
+        assert.match(String(refused.detail), /contact /, closed);
+      }
+      // An operator can still assign it; the workspace can then move back to an open plan itself.
+      await t.deps.billing.subscriptions.change(user.workspace.id, 'partner');
+      const current = expectStatus<SubscriptionOut>(await call(t, '/subscriptions/current', { token }), 200);
+      assert.equal(current.plan, 'partner');
+      expectStatus(
+        await call(t, '/subscriptions/current', { method: 'PUT', token, body: { plan: 'starter' } }),
+        200,
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('self_service is validated: a boolean, and never true for enterprise', () => {
+    const problems = (plans: unknown): string => {
+      try {
+        loadConfig({ PLANS_FILE: plansFile(plans) });
+      } catch (error) {
+        assert.ok(error instanceof ConfigError);
+        return error.problems.join('\n');
+      }
+      assert.fail('the file was accepted');
+    };
+    assert.match(
+      problems([plan('free', {}, { self_service: 'yes' as never })]),
+      /\[0\]\.self_service must be/,
+    );
+    assert.match(
+      problems([plan('free', {}), plan('enterprise', {}, { self_service: true })]),
+      /\[1\]\.self_service cannot be true/,
+    );
   });
 
   test('a bad file is a configuration error naming each problem', () => {

@@ -1,6 +1,8 @@
 /**
  * Builds the real application on a real database for a test, with a manual clock and silent (or
- * captured) logs. Everything it opens is closed by `close()`.
+ * captured) logs. Everything it opens is closed by `close()`; an app not closed by the end of the
+ * test that started it (or, for one shared by a `describe`, by the end of the file) fails that test
+ * (leak-check.ts).
  */
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +12,8 @@ import { loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import './leak-check.ts';
+import { callerOutsideHelpers, trackFixture } from './open-fixtures.ts';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdefghijklmnop';
 export const TEST_ENCRYPTION_KEY = 'test-encryption-key-0123456789abcdefghijk';
@@ -38,6 +42,7 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const openedAt = callerOutsideHelpers();
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await createTestDatabase());
   const clock = options.clock ?? new ManualClock('2026-03-10T12:00:00.000Z');
@@ -56,15 +61,45 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...options.env,
   });
-  const deps = await createDeps(config, {
-    ...options.overrides,
-    clock,
-    logger: pino({ level: 'info' }, sink),
-    database: database.schema ? { schema: database.schema, poolSize: 4 } : {},
-  });
-  const app = await buildApp(deps);
-  options.beforeReady?.(app);
-  await app.ready();
+  const dropOwnDatabase = async () => {
+    if (ownsDatabase) await database.drop();
+  };
+  let deps: Deps;
+  try {
+    deps = await createDeps(config, {
+      ...options.overrides,
+      clock,
+      logger: pino({ level: 'info' }, sink),
+      database: database.schema ? { schema: database.schema, poolSize: 4 } : {},
+    });
+  } catch (error) {
+    await dropOwnDatabase();
+    throw error;
+  }
+  // From here on the app owns connections, workers and timers: a start that fails half-way closes
+  // them, since the caller gets nothing to close.
+  let app: FastifyInstance | undefined;
+  const closeAll = async () => {
+    try {
+      await app?.close();
+    } finally {
+      try {
+        await deps.close();
+      } finally {
+        await dropOwnDatabase();
+      }
+    }
+  };
+  try {
+    app = await buildApp(deps);
+    options.beforeReady?.(app);
+    await app.ready();
+  } catch (error) {
+    // The start's error is the one to report; closing after it may fail for the same cause.
+    await closeAll().catch(() => undefined);
+    throw error;
+  }
+  const closed = trackFixture('test app', openedAt);
   return {
     app,
     deps,
@@ -72,9 +107,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logs,
     database,
     close: async () => {
-      await app.close();
-      await deps.close();
-      if (ownsDatabase) await database.drop();
+      try {
+        await closeAll();
+      } finally {
+        closed();
+      }
     },
   };
 }

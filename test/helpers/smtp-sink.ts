@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { callerOutsideHelpers, trackFixture } from './open-fixtures.ts';
 
 export interface SinkMessage {
   /** Envelope sender (MAIL FROM). */
@@ -33,6 +34,7 @@ export interface SmtpSink {
 }
 
 export async function startSmtpSink(): Promise<SmtpSink> {
+  const openedAt = callerOutsideHelpers();
   const messages: SinkMessage[] = [];
   const arrivals = new EventEmitter();
   const server = new SMTPServer({
@@ -65,6 +67,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     });
   });
   const port = (server.server.address() as AddressInfo).port;
+  const closed = trackFixture('SMTP sink', openedAt);
 
   return {
     url: `smtp://127.0.0.1:${port}`,
@@ -89,7 +92,13 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         arrivals.on('message', onMessage);
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          closed();
+          resolve();
+        }),
+      ),
   };
 }
 

@@ -155,8 +155,15 @@ export async function httpExpect<T = unknown>(
 }
 
 /**
- * Registers a user through `base`, puts its workspace on the enterprise plan and returns an API key
- * with every scope of that workspace.
+ * Server environment for tests of volume: new workspaces start on the enterprise plan, which has no
+ * limits. The free plan's API rate limit and quotas would stop them, and enterprise is not open to
+ * self-service (contract §7), so it is the operator's default here rather than a plan change.
+ */
+export const NO_PLAN_LIMITS: Record<string, string> = { DEFAULT_PLAN: 'enterprise' };
+
+/**
+ * Registers a user through `base` and returns an API key with every scope of its workspace (on a
+ * server started with NO_PLAN_LIMITS, a workspace without limits).
  */
 export async function apiKeyFor(base: string, label: string): Promise<string> {
   const email = `${label}-${Math.random().toString(36).slice(2, 10)}@example.com`;
@@ -164,12 +171,6 @@ export async function apiKeyFor(base: string, label: string): Promise<string> {
   await httpExpect(201, base, 'POST', '/auth/register', { body: { email, password } });
   const pair = await httpExpect<{ access_token: string }>(200, base, 'POST', '/auth/login', {
     body: { email, password },
-  });
-  // The default (free) plan's API rate limit and quotas would stop a test of volume; enterprise has
-  // none (contract §7).
-  await httpExpect(200, base, 'PUT', '/subscriptions/current', {
-    token: pair.access_token,
-    body: { plan: 'enterprise' },
   });
   const created = await httpExpect<{ key: string }>(201, base, 'POST', '/account/api-keys', {
     token: pair.access_token,

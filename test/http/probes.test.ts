@@ -43,7 +43,7 @@ describe('readiness when the database is gone', () => {
       assert.equal(res.statusCode, 503);
       assert.deepEqual(res.json(), { status: 'unavailable', database: 'down' });
     } finally {
-      await t.app.close();
+      await t.close();
     }
   });
 });

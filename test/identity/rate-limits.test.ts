@@ -1,11 +1,11 @@
 /**
- * Login (per client IP) and refresh (per user) rate limits (seed §8, contract §0): 429
- * RATE_LIMIT_EXCEEDED with Retry-After and `details: {limit, period_seconds}`; with REDIS_URL the
- * budget is shared by every node. The limiter counts in real time, not by the app's ManualClock.
+ * Login (per client IP) and refresh (per user) rate limits (seed §8, contract §0 and §7): 429
+ * RATE_LIMIT_EXCEEDED with Retry-After (the whole seconds until a request is accepted, 1..period)
+ * and `details: {limit, period_seconds}`; with REDIS_URL the budget is shared by every node. Time
+ * moves on the app's ManualClock, with the counters in memory and in Redis.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp } from '../helpers/app.ts';
 import {
@@ -20,13 +20,15 @@ import {
   startIdentityApp,
   type TokenPair,
 } from '../helpers/identity.ts';
+import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
 
+/** Checks the 429 and returns its Retry-After. */
 function expectRateLimited(
   res: LightMyRequestResponse,
   limit: number,
   periodSeconds: number,
   what: string,
-): void {
+): number {
   const body = expectError(res, 429, 'RATE_LIMIT_EXCEEDED', what);
   assert.deepEqual(body.details, { limit, period_seconds: periodSeconds }, `${what}: details`);
   assert.equal(typeof body.detail, 'string');
@@ -36,6 +38,13 @@ function expectRateLimited(
     Number(retryAfter) >= 1 && Number(retryAfter) <= periodSeconds,
     `${what}: Retry-After ${retryAfter}`,
   );
+  return Number(retryAfter);
+}
+
+/** Moves the app's clock to the next whole second (plus `offsetMs`), so edges are easy to name. */
+function alignClock(t: TestApp, offsetMs = 0): number {
+  t.clock.set(Math.ceil(t.clock.now().getTime() / 1000) * 1000 + offsetMs);
+  return t.clock.now().getTime();
 }
 
 const loginFrom = (t: TestApp, ip: string, email: string, password: string) =>
@@ -90,58 +99,79 @@ describe('refresh rate limit (per user)', () => {
       expectStatus(await refresh(t, calm.tokens.refresh_token), 200, 'another user');
     }));
 
-  test('a throttled refresh does not consume the token (it works once the window resets)', () =>
-    withApp({ env: { REFRESH_RATE_LIMIT: '2/s' } }, async (t) => {
+  test('a throttled refresh does not consume the token (it works at t0 + Retry-After)', () =>
+    withApp({ env: { REFRESH_RATE_LIMIT: '2/min' } }, async (t) => {
       const account = await signUp(t, 'throttled');
-      // Refresh with the newest token until the limiter refuses (a slow machine may cross into a new
-      // 1 s window first); the refused token must then still work once the window has passed.
+      const t0 = alignClock(t, 700);
       let current = account.tokens;
-      let throttled = false;
-      for (let i = 0; i < 20 && !throttled; i++) {
-        const res = await refresh(t, current.refresh_token);
-        if (res.statusCode === 429) {
-          expectRateLimited(res, 2, 1, 'refresh over 2/s');
-          throttled = true;
-        } else {
-          current = expectStatus<TokenPair>(res, 200, `refresh ${i + 1}`);
-        }
-      }
-      assert.ok(throttled, 'the limiter refused a refresh');
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      for (let i = 1; i <= 2; i++)
+        current = expectStatus<TokenPair>(await refresh(t, current.refresh_token), 200, `refresh ${i}`);
+      const retryAfter = expectRateLimited(
+        await refresh(t, current.refresh_token),
+        2,
+        60,
+        'refresh over 2/min',
+      );
+      assert.equal(retryAfter, 60, "ceil(59.3 s): the requests of t0's second leave a minute after it began");
+      t.clock.set(t0 + (retryAfter - 1) * 1000);
+      assert.equal(expectRateLimited(await refresh(t, current.refresh_token), 2, 60, 'a second early'), 1);
+      t.clock.set(t0 + retryAfter * 1000);
       const renewed = expectStatus<TokenPair>(
         await refresh(t, current.refresh_token),
         200,
-        'the refused token after the window',
+        'the refused token at t0 + Retry-After',
       );
       expectStatus(await call(t, '/auth/me', { token: renewed.access_token }), 200);
     }));
 });
 
-const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
-
-function redisReachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port || 6379) });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+/** The login limit's edges, with the counters in memory or in Redis (`env`). */
+function loginEdges(env: () => Record<string, string>): void {
+  test('Retry-After at the edges of the minute: 60 at t0, 1 just before, accepted at t0 + Retry-After', () =>
+    withApp({ env: env() }, async (t) => {
+      const account = await registerUser(t);
+      const ip = randomIp();
+      const t0 = alignClock(t);
+      for (let i = 0; i < 5; i++) expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200);
+      const refusedAt = async (at: number): Promise<number> => {
+        t.clock.set(at);
+        return expectRateLimited(
+          await loginFrom(t, ip, account.email, PASSWORD),
+          5,
+          60,
+          `login at +${at - t0} ms`,
+        );
+      };
+      const retryAfter = await refusedAt(t0);
+      assert.equal(retryAfter, 60);
+      assert.equal(await refusedAt(t0 + 30_000), 30);
+      assert.equal(await refusedAt(t0 + (retryAfter - 1) * 1000), 1, 'one second before t0 + Retry-After');
+      assert.equal(await refusedAt(t0 + 60_000 - 1), 1, 'one millisecond before');
+      t.clock.set(t0 + retryAfter * 1000);
+      expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200, 'at t0 + Retry-After');
+    }));
 }
 
-describe('login rate limit shared through Redis', () => {
-  test('two app instances sharing Redis enforce one login budget per IP', async (ctx) => {
-    if (!(await redisReachable(REDIS_URL))) {
-      // Explicitly configured Redis must be there; the default local one may be absent.
-      assert.equal(process.env.REDIS_TEST_URL, undefined, `REDIS_TEST_URL=${REDIS_URL} is not reachable`);
-      ctx.skip(`Redis not reachable at ${REDIS_URL}`);
-      return;
-    }
-    const env = { REDIS_URL };
+describe('login rate limit at the window edges, memory store', () => loginEdges(() => ({})));
+
+describe('login rate limit shared through Redis', async () => {
+  const reachable = await redisReachable();
+  // Explicitly configured Redis must be there; the default local one may be absent.
+  if (!reachable)
+    assert.equal(process.env.REDIS_TEST_URL, undefined, `REDIS_TEST_URL=${REDIS_URL} is not reachable`);
+  const prefix = uniquePrefix('login');
+  after(async () => {
+    if (reachable) await dropPrefix(prefix);
+  });
+  if (!reachable) {
+    test('needs Redis at REDIS_TEST_URL', { skip: 'no Redis' }, () => {});
+    return;
+  }
+
+  loginEdges(() => ({ REDIS_URL, REDIS_KEY_PREFIX: prefix }));
+
+  test('two app instances sharing Redis enforce one login budget per IP', async () => {
+    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix };
     const first = await startIdentityApp({ env });
     const second = await startIdentityApp({ env });
     // A fresh address per run: counters left in Redis by earlier runs cannot interfere.
@@ -164,7 +194,6 @@ describe('login rate limit shared through Redis', () => {
       expectStatus(await loginFrom(first, otherIp, one.email, PASSWORD), 200, 'another IP');
       await login(second, two.email, PASSWORD);
     } finally {
-      await first.deps.redis?.del(`rl:login:${ip}`, `rl:login:${otherIp}`);
       await first.close();
       await second.close();
     }

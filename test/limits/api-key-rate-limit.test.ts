@@ -1,8 +1,9 @@
 /**
  * The API-key request limit through the real app (contract §7, seed §8): per key per rolling hour
  * by plan, with X-RateLimit-* on every API-key response, 429 RATE_LIMIT_EXCEEDED + an honest
- * Retry-After on the 101st request of the free plan, JWT requests not counted. Time moves on the
- * app's ManualClock; the same tests run with the memory store and with a real Redis.
+ * Retry-After (whole seconds, 1..3600) on the 101st request of the free plan, JWT requests not
+ * counted. Time moves on the app's ManualClock; the same tests run with the memory store and with
+ * a real Redis.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -18,7 +19,9 @@ import {
 } from '../helpers/identity.ts';
 import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
 
+const SECOND = 1000;
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
 
 function header(res: { headers: Record<string, unknown> }, name: string): number {
   return Number(res.headers[name]);
@@ -59,8 +62,8 @@ async function suite(label: string, env: () => Record<string, string>): Promise<
     assert.equal(header(refused, 'x-ratelimit-remaining'), 0);
     const retryAfter = header(refused, 'retry-after');
     assert.equal(header(refused, 'x-ratelimit-reset'), retryAfter);
-    // The first 60 leave the window when their minute has fully left the hour: 30 min (+ ≤ 1 min) on.
-    assert.ok(retryAfter > 29 * 60 && retryAfter <= 31 * 60, `Retry-After ${retryAfter}`);
+    // The first 60 leave the window exactly one hour after their second began: 30 min from now.
+    assert.equal(retryAfter, 30 * 60);
     // Other routes with the same key are refused too (the limit is per key, not per route).
     expectError(await call(t, '/geofences', { apiKey: key }), 429, 'RATE_LIMIT_EXCEEDED');
 
@@ -72,8 +75,38 @@ async function suite(label: string, env: () => Record<string, string>): Promise<
     assert.equal(again.valid, true);
     const res = await call(t, '/auth/test-api-key', { apiKey: key });
     assert.equal(header(res, 'x-ratelimit-remaining'), 58);
-    assert.ok(t.clock.now().getTime() - start < 62 * MINUTE);
+    assert.equal(t.clock.now().getTime() - start, HOUR);
   });
+
+  // The budget filled at t0, on a second's boundary and half-way through a second: Retry-After is
+  // the whole seconds until a request is accepted, 3600 at most and 1 at least (contract §7).
+  for (const offsetMs of [0, 500]) {
+    test(`Retry-After at the edges of the hour (filled ${offsetMs} ms into a second)`, async () => {
+      const { key } = await createApiKey(t, owner.tokens.access_token, ['geofences:read']);
+      t.clock.set(Math.ceil(t.clock.now().getTime() / SECOND) * SECOND + offsetMs);
+      const t0 = t.clock.now().getTime();
+      await spend(t, key, 100);
+      const refusedAt = async (at: number): Promise<number> => {
+        t.clock.set(at);
+        const res = await call(t, '/auth/test-api-key', { apiKey: key });
+        expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+        assert.equal(res.headers['retry-after'], res.headers['x-ratelimit-reset']);
+        return header(res, 'retry-after');
+      };
+      const first = await refusedAt(t0);
+      assert.equal(first, 3600, 'a whole period at t0');
+      // The budget frees when t0's second is an hour old.
+      const freeAt = t0 - offsetMs + HOUR;
+      assert.equal(await refusedAt(freeAt - SECOND), 1, 'one second before it frees');
+      // From t0: refused one second before t0 + Retry-After, accepted at it.
+      assert.equal(await refusedAt(t0 + (first - 1) * SECOND), 1, 'one second before t0 + Retry-After');
+      assert.equal(await refusedAt(freeAt - 1), 1, 'one millisecond before it frees');
+      t.clock.set(t0 + first * SECOND);
+      const accepted = await call(t, '/auth/test-api-key', { apiKey: key });
+      expectStatus(accepted, 200, 'at t0 + Retry-After');
+      assert.equal(header(accepted, 'x-ratelimit-remaining'), 99, 'the whole budget is back');
+    });
+  }
 
   test('JWT requests are not counted and carry no X-RateLimit headers', async () => {
     const { key } = await createApiKey(t, owner.tokens.access_token, ['geofences:read']);

@@ -18,6 +18,7 @@ import {
   createProcessDatabase,
   httpCall,
   httpExpect,
+  NO_PLAN_LIMITS,
   type SpawnedServer,
   spawnServer,
 } from '../helpers/spawned-server.ts';
@@ -88,8 +89,8 @@ describe('two server processes on one database', () => {
     shared = await createProcessDatabase();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geofence-two-nodes-'));
     // One after the other: the first applies the migrations, the second finds them applied.
-    a = await spawnServer(shared, dir);
-    b = await spawnServer(shared, dir);
+    a = await spawnServer(shared, dir, NO_PLAN_LIMITS);
+    b = await spawnServer(shared, dir, NO_PLAN_LIMITS);
     apiKey = await apiKeyFor(a.base, 'two-nodes');
   });
 

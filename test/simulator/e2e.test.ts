@@ -14,6 +14,7 @@ import {
   apiKeyFor,
   createProcessDatabase,
   httpExpect,
+  NO_PLAN_LIMITS,
   type SpawnedServer,
   spawnServer,
 } from '../helpers/spawned-server.ts';
@@ -65,7 +66,7 @@ describe('cli simulate against a running server', () => {
   before(async () => {
     database = await createProcessDatabase();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geofence-simulate-'));
-    server = await spawnServer(database, dir);
+    server = await spawnServer(database, dir, NO_PLAN_LIMITS);
     apiKey = await apiKeyFor(server.base, 'simulate');
     fenceId = (
       await httpExpect<{ id: string }>(201, server.base, 'POST', '/geofences', {
