@@ -65,14 +65,22 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { identity } = deps;
   await app.register(
     async (api) => {
-      await api.register(authRoutes, { identity, limiters: deps.limiters });
+      await api.register(authRoutes, {
+        identity,
+        limiters: deps.limiters,
+        passwordResets: deps.passwordResets,
+      });
       await api.register(apiKeyRoutes, {
         db: identity.db,
         clock: deps.clock,
         authenticator: identity.authenticator,
         notifier: deps.notifier,
       });
-      await api.register(accountRoutes, { db: identity.db, clock: deps.clock });
+      await api.register(accountRoutes, {
+        db: identity.db,
+        clock: deps.clock,
+        capabilities: deps.database.capabilities,
+      });
       await api.register(workspaceRoutes, {
         db: identity.db,
         clock: deps.clock,

@@ -10,6 +10,13 @@ import { Authenticator } from './auth/authenticator.ts';
 import { localInvalidationBus, redisInvalidationBus } from './auth/cache-invalidation.ts';
 import type { IdentityContext } from './auth/identity-context.ts';
 import { JwtTokens } from './auth/jwt-tokens.ts';
+import { sendPasswordReset } from './auth/password-reset.service.ts';
+import {
+  PasswordResetRequests,
+  RESET_EMAILS_PER_ADDRESS,
+  RESET_PERIOD_SECONDS,
+  RESET_REQUESTS_PER_IP,
+} from './auth/password-reset-requests.ts';
 import { OWASP_ARGON2ID, type PasswordHashParams } from './auth/passwords.ts';
 import { type Billing, createBilling } from './billing/billing.ts';
 import type { Config } from './config.ts';
@@ -41,6 +48,8 @@ export interface Deps {
   /** Per-workspace in-memory geofence indexes, shared by /geofences/contains and location ingestion. */
   geofenceIndexes: GeofenceIndexRegistry;
   limiters: { login: RateLimiter; refresh: RateLimiter };
+  /** Password-reset requests: the per-IP budget on the request path, the e-mails after it (contract §2.1). */
+  passwordResets: PasswordResetRequests;
   /** Wake-ups of the webhook engine: ingestion commits → outbox dispatcher → delivery worker (ADR 010). */
   signals: WebhookSignals;
   /** Plans, subscriptions, API-key rate limits, event quotas and usage metering (contract §7). */
@@ -113,6 +122,24 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       clock,
     }),
   };
+  // Contract §2.1: the IP's budget is spent on the request path, the address's after the answer.
+  const resetWindow = windows.create(RESET_PERIOD_SECONDS * 1000);
+  const passwordResets = new PasswordResetRequests({
+    perIp: new RateLimiter({
+      name: 'pwreset-ip',
+      limit: RESET_REQUESTS_PER_IP,
+      store: resetWindow,
+      clock,
+    }),
+    perAddress: new RateLimiter({
+      name: 'pwreset-address',
+      limit: RESET_EMAILS_PER_ADDRESS,
+      store: resetWindow,
+      clock,
+    }),
+    logger,
+    send: (email, requestedAt) => sendPasswordReset(identity, email, requestedAt),
+  });
   const notifier = new Notifier({ db, mailer, clock });
   const billing = createBilling({ config, db, clock, logger, redis, windows, notifier });
   return {
@@ -135,9 +162,11 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     }),
     signals: createWebhookSignals(),
     limiters,
+    passwordResets,
     billing,
     close: async () => {
       await billing.close();
+      await passwordResets.idle();
       windows.close();
       await mailer.close();
       await invalidations.close();

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { userOf } from '../auth/route-auth.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, DialectCapabilities } from '../db/database.ts';
 import { component } from '../http/components.ts';
 import {
   errorResponses,
@@ -16,9 +16,10 @@ import {
   Timestamp,
 } from '../http/schemas.ts';
 import type { Clock } from '../shared/clock.ts';
-import { FieldValidationError, NotFoundError } from '../shared/errors.ts';
+import { NotFoundError } from '../shared/errors.ts';
+import { updateSettings } from './account.service.ts';
 import { listNotifications, markAllRead, markRead } from './notifications.repository.ts';
-import { type AccountSettings, findSettings, NOTIFY_TOPICS, saveSettings } from './settings.repository.ts';
+import { type AccountSettings, findSettings, NOTIFY_TOPICS } from './settings.repository.ts';
 
 const tags = ['account'];
 
@@ -53,18 +54,15 @@ function settingsOut(s: AccountSettings) {
   return { timezone: s.timezone, email_notifications: s.emailNotifications, notify_on: s.notifyOn };
 }
 
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
+export interface AccountRoutesDeps {
+  db: Db;
+  clock: Clock;
+  capabilities: DialectCapabilities;
 }
 
-export async function accountRoutes(fastify: FastifyInstance, deps: { db: Db; clock: Clock }): Promise<void> {
+export async function accountRoutes(fastify: FastifyInstance, deps: AccountRoutesDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, clock } = deps;
+  const { db, clock, capabilities } = deps;
 
   app.get(
     '/account/settings',
@@ -91,21 +89,15 @@ export async function accountRoutes(fastify: FastifyInstance, deps: { db: Db; cl
       },
     },
     async (request) => {
-      const userId = userOf(request).userId;
       const body = request.body;
-      if (body.timezone !== undefined && !isTimeZone(body.timezone)) {
-        throw new FieldValidationError([
-          { type: 'value_error', loc: ['body', 'timezone'], msg: 'Unknown IANA time zone' },
-        ]);
-      }
-      const current = await findSettings(db, userId);
-      const next: AccountSettings = {
-        timezone: body.timezone ?? current.timezone,
-        emailNotifications: body.email_notifications ?? current.emailNotifications,
-        notifyOn: body.notify_on ?? current.notifyOn,
-      };
-      await saveSettings(db, userId, next, clock.now());
-      return settingsOut(next);
+      const settings = await updateSettings(
+        db,
+        capabilities,
+        userOf(request).userId,
+        { timezone: body.timezone, emailNotifications: body.email_notifications, notifyOn: body.notify_on },
+        clock.now(),
+      );
+      return settingsOut(settings);
     },
   );
 

@@ -9,6 +9,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import { notificationEmail } from '../mail/templates.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import { listWorkspaceAdmins } from '../workspaces/workspaces.repository.ts';
 import { insertNotification } from './notifications.repository.ts';
 import { findSettings, type NotifyTopic } from './settings.repository.ts';
 
@@ -33,18 +34,12 @@ export class Notifier {
 
   /** Notifies the workspace's owners and admins. */
   async notifyWorkspaceAdmins(input: NotificationInput): Promise<void> {
-    const admins = await this.db
-      .selectFrom('workspace_members as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.email'])
-      .where('m.workspace_id', '=', input.workspaceId)
-      .where('m.role', 'in', ['owner', 'admin'])
-      .execute();
+    const admins = await listWorkspaceAdmins(this.db, input.workspaceId);
     const now = this.clock.now();
     for (const admin of admins) {
       await insertNotification(this.db, {
         id: uuidv7(),
-        userId: admin.id,
+        userId: admin.userId,
         workspaceId: input.workspaceId,
         type: input.type,
         title: input.title,
@@ -52,7 +47,7 @@ export class Notifier {
         data: input.data,
         now,
       });
-      const settings = await findSettings(this.db, admin.id);
+      const settings = await findSettings(this.db, admin.userId);
       if (settings.emailNotifications && settings.notifyOn.includes(input.topic)) {
         await this.mailer.send(notificationEmail(admin.email, input.title, input.body));
       }

@@ -30,12 +30,14 @@ export async function createDefaultSettings(db: Executor, userId: string, now: D
     .execute();
 }
 
-export async function findSettings(db: Executor, userId: string): Promise<AccountSettings> {
-  const row = await db
-    .selectFrom('account_settings')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+/** `forUpdate` locks the row until the transaction ends (only where the dialect has row locks). */
+export async function findSettings(
+  db: Executor,
+  userId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<AccountSettings> {
+  const query = db.selectFrom('account_settings').selectAll().where('user_id', '=', userId);
+  const row = await (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
   if (!row) return { ...DEFAULT_SETTINGS, notifyOn: [...DEFAULT_SETTINGS.notifyOn] };
   return {
     timezone: row.timezone,

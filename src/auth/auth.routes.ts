@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { errorResponses } from '../http/schemas.ts';
 import { enforceRateLimit } from '../limits/enforce.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import { WorkspaceSchema, workspaceOut } from '../workspaces/workspaces.schemas.ts';
 import {
   AcceptedSchema,
   LoginBody,
@@ -20,16 +21,17 @@ import {
   TokenPairSchema,
   UserSchema,
   userOut,
-  WorkspaceSchema,
-  workspaceOut,
 } from './auth.schemas.ts';
 import * as auth from './auth.service.ts';
 import type { IdentityContext } from './identity-context.ts';
+import { confirmPasswordReset } from './password-reset.service.ts';
+import type { PasswordResetRequests } from './password-reset-requests.ts';
 import { principalOf, userOf } from './route-auth.ts';
 
 export interface AuthRoutesDeps {
   identity: IdentityContext;
   limiters: { login: RateLimiter; refresh: RateLimiter };
+  passwordResets: PasswordResetRequests;
 }
 
 const tags = ['authentication'];
@@ -224,12 +226,16 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
       schema: {
         tags,
         summary: 'E-mail a password-reset token (always 202: whether the address exists is not revealed)',
+        description:
+          'The answer is the same, after the same work, for every address; the e-mail goes out after it. ' +
+          'At most 3 reset e-mails per address per hour (beyond: still 202, no e-mail) and ' +
+          '20 requests per client IP per hour (beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After).',
         body: ResetRequestBody,
-        response: { 202: AcceptedSchema, ...errorResponses() },
+        response: { 202: AcceptedSchema, ...errorResponses(429) },
       },
     },
     async (request, reply) => {
-      await auth.requestPasswordReset(ctx, request.body.email);
+      await deps.passwordResets.accept(request.ip, request.body.email, ctx.clock.now());
       return reply.status(202).send({ status: 'accepted' as const });
     },
   );
@@ -246,7 +252,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
       },
     },
     async (request, reply) => {
-      await auth.confirmPasswordReset(ctx, request.body.token, request.body.password);
+      await confirmPasswordReset(ctx, request.body.token, request.body.password);
       return reply.status(204).send(null);
     },
   );

@@ -1,12 +1,11 @@
 /** Request and response schemas of /auth (contract §2.1–2.3). */
 import { Type } from 'typebox';
 import { Id, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
-import type { Membership, Workspace } from '../workspaces/workspaces.repository.ts';
+import { Role } from '../workspaces/workspaces.schemas.ts';
 import type { User } from './users.repository.ts';
 
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address' });
 export const Password = Type.String({ minLength: 8, maxLength: 128, description: '8..128 characters' });
-export const Role = StringEnum(['owner', 'admin', 'member']);
 
 export const UserSchema = Type.Object({
   id: Id,
@@ -14,15 +13,6 @@ export const UserSchema = Type.Object({
   name: Nullable(Type.String()),
   email_verified: Type.Boolean(),
   created_at: Timestamp,
-});
-
-export const WorkspaceSchema = Type.Object({
-  id: Id,
-  name: Type.String(),
-  settings: Type.Object({ access_token_ttl_seconds: Type.Integer() }),
-  role: Type.Optional(Role),
-  created_at: Timestamp,
-  updated_at: Timestamp,
 });
 
 export const TokenPairSchema = Type.Object({
@@ -106,16 +96,5 @@ export function userOut(user: User) {
     name: user.name,
     email_verified: user.emailVerifiedAt !== null,
     created_at: user.createdAt.toISOString(),
-  };
-}
-
-export function workspaceOut(workspace: Workspace, role?: Membership['role']) {
-  return {
-    id: workspace.id,
-    name: workspace.name,
-    settings: { access_token_ttl_seconds: workspace.accessTokenTtlSeconds },
-    ...(role ? { role } : {}),
-    created_at: workspace.createdAt.toISOString(),
-    updated_at: workspace.updatedAt.toISOString(),
   };
 }

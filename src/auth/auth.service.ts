@@ -1,12 +1,17 @@
 /**
  * Sign-up, sign-in and session lifecycle (contract §2.1–2.2). Plain functions of the identity
  * context and input; they throw domain errors and never see HTTP.
+ *
+ * auth/ depends on workspaces/ and not the reverse: identity is built on memberships (sign-up
+ * creates a workspace, a token carries the role of one), while workspaces/ needs of auth/ only the
+ * caller's shape and the caches to drop, which it states itself (workspace-access.ts,
+ * workspaces.service.ts).
  */
 
 import { createDefaultSettings } from '../account/settings.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
-import { passwordResetEmail, verificationEmail } from '../mail/templates.ts';
+import { verificationEmail } from '../mail/templates.ts';
 import {
   DuplicateResourceError,
   ForbiddenError,
@@ -16,6 +21,7 @@ import {
   NotFoundError,
 } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
 import {
   findMembership,
   insertMember,
@@ -27,25 +33,16 @@ import {
 import type { IdentityContext } from './identity-context.ts';
 import { consumeOneTimeToken, insertOneTimeToken } from './one-time-tokens.repository.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.ts';
-import { randomToken, sha256Hex } from './secret-tokens.ts';
-import {
-  findSession,
-  insertSession,
-  revokeSession,
-  revokeUserSessions,
-  rotateRefreshJti,
-} from './sessions.repository.ts';
+import { findSession, insertSession, revokeSession, rotateRefreshJti } from './sessions.repository.ts';
 import {
   findUserByEmail,
   findUserById,
   insertUser,
   markEmailVerified,
   type User,
-  updatePasswordHash,
 } from './users.repository.ts';
 
 const VERIFY_EMAIL_TTL_MS = 48 * 3600_000;
-const PASSWORD_RESET_TTL_MS = 3600_000;
 
 export interface TokenPair {
   access_token: string;
@@ -234,44 +231,6 @@ export async function resendVerification(ctx: IdentityContext, userId: string): 
     now,
   });
   await ctx.mailer.send(verificationEmail(user.email, ctx.publicUrl, token));
-}
-
-/** Always succeeds from the caller's view: whether the e-mail exists is never revealed. */
-export async function requestPasswordReset(ctx: IdentityContext, email: string): Promise<void> {
-  const user = await findUserByEmail(ctx.db, email);
-  if (!user) return;
-  const token = randomToken();
-  const now = ctx.clock.now();
-  await insertOneTimeToken(ctx.db, {
-    id: uuidv7(),
-    userId: user.id,
-    purpose: 'password_reset',
-    tokenHash: sha256Hex(token),
-    expiresAt: new Date(now.getTime() + PASSWORD_RESET_TTL_MS),
-    now,
-  });
-  await ctx.mailer.send(passwordResetEmail(user.email, ctx.publicUrl, token));
-}
-
-/** Sets the new password and ends every session of the user at once. */
-export async function confirmPasswordReset(
-  ctx: IdentityContext,
-  token: string,
-  password: string,
-): Promise<void> {
-  const passwordHash = await hashPassword(password, ctx.passwordHash);
-  const now = ctx.clock.now();
-  const sessionIds = await withTransaction(ctx.db, async (trx) => {
-    const userId = await consumeOneTimeToken(trx, {
-      tokenHash: sha256Hex(token),
-      purpose: 'password_reset',
-      now,
-    });
-    if (!userId) throw new InvalidOneTimeTokenError('Reset token is invalid, used or expired');
-    await updatePasswordHash(trx, userId, passwordHash, now);
-    return revokeUserSessions(trx, userId, 'password_reset', now);
-  });
-  for (const id of sessionIds) ctx.authenticator.forgetSession(id);
 }
 
 export interface UserProfile {

@@ -1,17 +1,8 @@
-/**
- * High-entropy secrets handed to users (API keys, e-mail and reset tokens). Only their SHA-256 is
- * stored: with 256 random bits a fast hash is as safe as a slow one and costs microseconds per
- * request.
- */
-import { createHash, randomBytes } from 'node:crypto';
+/** API keys: `gf_live_` and 32 random bytes; only their SHA-256 is stored (see shared/random-secrets.ts). */
+import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
 
-export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url');
-}
-
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
+/** The hash keys are looked up by (the authenticator's import). */
+export { sha256Hex };
 
 export const API_KEY_PREFIX = 'gf_live_';
 

@@ -2,6 +2,7 @@
 import type { Selectable } from 'kysely';
 import { toDate, toDateOrNull } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
+import { normalizeEmail } from '../shared/email-address.ts';
 import type { UsersTable } from './auth.tables.ts';
 
 export interface User {
@@ -27,10 +28,6 @@ function toUser(row: UserRow): User {
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
-}
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
 }
 
 export async function insertUser(

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import { insertOutboxMessage, markOutboxFailed, markOutboxSent } from './email-outbox.repository.ts';
 
 export interface MailMessage {
   to: string;
@@ -64,20 +65,7 @@ export class Mailer {
   /** Queues a message; resolves once it is stored (delivery continues in the background). */
   async send(message: MailMessage): Promise<void> {
     const id = uuidv7();
-    await this.db
-      .insertInto('email_outbox')
-      .values({
-        id,
-        to_address: message.to,
-        subject: message.subject,
-        text_body: message.text,
-        html_body: message.html,
-        status: 'logged',
-        error_message: null,
-        created_at: this.clock.now(),
-        sent_at: null,
-      })
-      .execute();
+    await insertOutboxMessage(this.db, { id, message, now: this.clock.now() });
     if (!this.transport) {
       this.logger.info(
         { mailId: id, to: message.to, subject: message.subject },
@@ -94,20 +82,11 @@ export class Mailer {
     if (!transport) return;
     try {
       await transport.sendMail({ from: MAIL_FROM, ...message });
-      await this.db
-        .updateTable('email_outbox')
-        .set({ status: 'sent', sent_at: this.clock.now() })
-        .where('id', '=', id)
-        .execute();
+      await markOutboxSent(this.db, id, this.clock.now());
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.logger.error({ mailId: id, to: message.to, err: reason }, 'e-mail delivery failed');
-      await this.db
-        .updateTable('email_outbox')
-        .set({ status: 'failed', error_message: reason.slice(0, 500) })
-        .where('id', '=', id)
-        .execute()
-        .catch(() => {});
+      await markOutboxFailed(this.db, id, reason).catch(() => {});
     }
   }
 

@@ -5,6 +5,7 @@
 import type { Selectable } from 'kysely';
 import { toDate } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
+import { normalizeEmail } from '../shared/email-address.ts';
 import type { WorkspaceRole, WorkspacesTable } from './workspaces.tables.ts';
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 86_400;
@@ -204,4 +205,38 @@ export async function deleteMember(db: Executor, workspaceId: string, userId: st
     .where('workspace_id', '=', workspaceId)
     .where('user_id', '=', userId)
     .execute();
+}
+
+/** The owners and admins of a workspace, who hear about its dead letters, quota and API keys. */
+export async function listWorkspaceAdmins(
+  db: Executor,
+  workspaceId: string,
+): Promise<Array<{ userId: string; email: string }>> {
+  const rows = await db
+    .selectFrom('workspace_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.email'])
+    .where('m.workspace_id', '=', workspaceId)
+    .where('m.role', 'in', ['owner', 'admin'])
+    .execute();
+  return rows.map((r) => ({ userId: r.id, email: r.email }));
+}
+
+/**
+ * The people side of adding a member or accepting an invitation: who holds an address, and which
+ * address a user holds. Read here rather than through auth/'s users repository so that workspaces/
+ * does not import auth/ (auth/ imports workspaces/).
+ */
+export async function findUserIdByEmail(db: Executor, email: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', normalizeEmail(email))
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export async function findUserEmail(db: Executor, userId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+  return row?.email;
 }

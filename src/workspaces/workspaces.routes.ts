@@ -1,54 +1,52 @@
 /** /workspaces (contract §2.4): the caller's workspaces, settings, members and invitations. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { Role, WorkspaceSchema, workspaceOut } from '../auth/auth.schemas.ts';
-import { principalOf, userOf } from '../auth/route-auth.ts';
-import { errorResponses, Id, ListOf, Nullable, PaginationQuery, page, Timestamp } from '../http/schemas.ts';
-import type { Member } from './workspaces.repository.ts';
+import { errorResponses, ListOf, PaginationQuery, page } from '../http/schemas.ts';
+import { NotAuthenticatedError } from '../shared/errors.ts';
+import type { WorkspaceCaller } from './workspace-access.ts';
+import {
+  AddMemberBody,
+  ChangeRoleBody,
+  CreateWorkspaceBody,
+  InvitationSchema,
+  InvitationTokenBody,
+  invitationOut,
+  MemberParams,
+  MemberSchema,
+  memberOut,
+  WorkspaceParams,
+  WorkspacePatch,
+  WorkspaceSchema,
+  workspaceOut,
+} from './workspaces.schemas.ts';
 import * as workspaces from './workspaces.service.ts';
 
 const tags = ['workspaces'];
 
-const MemberSchema = Type.Object({
-  user_id: Id,
-  email: Type.String(),
-  name: Nullable(Type.String()),
-  role: Role,
-  joined_at: Timestamp,
-});
-const InvitationSchema = Type.Object({ id: Id, email: Type.String(), role: Role, expires_at: Timestamp });
-const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
-const MemberParams = Type.Object({ workspace_id: Type.String(), user_id: Type.String() });
-const WorkspacePatch = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    settings: Type.Optional(
-      Type.Object(
-        {
-          access_token_ttl_seconds: Type.Optional(
-            Type.Integer({
-              minimum: 300,
-              maximum: 2_592_000,
-              description: 'Access token lifetime, 300..2,592,000 s',
-            }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+/**
+ * Reach (contract §2.4): on /workspaces/{id} a signed-in user acts with its role in THAT workspace,
+ * which the token's scopes and role (those of the workspace it was issued for) do not tell. So these
+ * routes admit every caller that may read a workspace, and the service checks the role of the
+ * membership (or, for an API key, the scope workspaces:write). What the service requires is stated
+ * in the document beside the route-level scope.
+ */
+const MANAGED = {
+  'x-api-key-scope': 'workspaces:write',
+  'x-required-role': 'owner or admin of {workspace_id} (JWT users)',
+};
 
-function memberOut(m: Member) {
-  return {
-    user_id: m.userId,
-    email: m.email,
-    name: m.name,
-    role: m.role,
-    joined_at: m.joinedAt.toISOString(),
-  };
+/** The caller the route-auth hook authenticated for this protected route (its `config.auth`). */
+function callerOf(request: FastifyRequest): WorkspaceCaller {
+  if (!request.principal) throw new NotAuthenticatedError();
+  return request.principal;
+}
+
+function signedInUserId(request: FastifyRequest): string {
+  const caller = callerOf(request);
+  if (caller.kind !== 'user')
+    throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');
+  return caller.userId;
 }
 
 export async function workspaceRoutes(
@@ -56,6 +54,10 @@ export async function workspaceRoutes(
   ctx: workspaces.WorkspacesContext,
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  /** The workspace with the caller's role in it (an API key has no role). */
+  const accessOut = (access: Awaited<ReturnType<typeof workspaces.getWorkspace>>) =>
+    workspaceOut(access.workspace, access.kind === 'user' ? access.role : undefined);
 
   app.get(
     '/workspaces',
@@ -71,7 +73,7 @@ export async function workspaceRoutes(
     async (request) => {
       const offset = request.query.offset ?? 0;
       const limit = request.query.limit ?? 50;
-      const all = await workspaces.listOwnWorkspaces(ctx, principalOf(request));
+      const all = await workspaces.listOwnWorkspaces(ctx, callerOf(request));
       return page(
         all.slice(offset, offset + limit).map((m) => workspaceOut(m.workspace, m.role)),
         all.length,
@@ -88,15 +90,12 @@ export async function workspaceRoutes(
       schema: {
         tags,
         summary: 'Create a workspace; you become its owner',
-        body: Type.Object(
-          { name: Type.String({ minLength: 1, maxLength: 255 }) },
-          { additionalProperties: false },
-        ),
+        body: CreateWorkspaceBody,
         response: { 201: WorkspaceSchema, ...errorResponses(401) },
       },
     },
     async (request, reply) => {
-      const membership = await workspaces.createWorkspace(ctx, userOf(request).userId, request.body.name);
+      const membership = await workspaces.createWorkspace(ctx, signedInUserId(request), request.body.name);
       return reply.status(201).send(workspaceOut(membership.workspace, membership.role));
     },
   );
@@ -107,30 +106,31 @@ export async function workspaceRoutes(
       config: { auth: { scope: 'workspaces:read' } },
       schema: {
         tags,
-        summary: 'Your current workspace',
+        summary: 'A workspace you belong to, with your role in it (an API key: its own workspace)',
         params: WorkspaceParams,
         response: { 200: WorkspaceSchema, ...errorResponses(401, 403, 404) },
       },
     },
     async (request) =>
-      workspaceOut(await workspaces.getWorkspace(ctx, principalOf(request), request.params.workspace_id)),
+      accessOut(await workspaces.getWorkspace(ctx, callerOf(request), request.params.workspace_id)),
   );
 
   app.patch(
     '/workspaces/:workspace_id',
     {
-      config: { auth: { scope: 'workspaces:write', adminOnly: true } },
+      config: { auth: { scope: 'workspaces:read' } },
       schema: {
         tags,
-        summary: 'Rename the workspace or change its settings (owner/admin)',
+        summary: 'Rename the workspace or change its settings (owner/admin of it; a key: workspaces:write)',
+        ...MANAGED,
         params: WorkspaceParams,
         body: WorkspacePatch,
         response: { 200: WorkspaceSchema, ...errorResponses(401, 403, 404) },
       },
     },
     async (request) =>
-      workspaceOut(
-        await workspaces.patchWorkspace(ctx, principalOf(request), request.params.workspace_id, {
+      accessOut(
+        await workspaces.patchWorkspace(ctx, callerOf(request), request.params.workspace_id, {
           name: request.body.name,
           accessTokenTtlSeconds: request.body.settings?.access_token_ttl_seconds,
         }),
@@ -140,16 +140,17 @@ export async function workspaceRoutes(
   app.delete(
     '/workspaces/:workspace_id',
     {
-      config: { auth: { scope: 'workspaces:write', via: 'user', adminOnly: true } },
+      config: { auth: { scope: 'workspaces:read', via: 'user' } },
       schema: {
         tags,
-        summary: 'Delete the workspace and everything in it (owner only)',
+        summary: 'Delete the workspace and everything in it (owner of it)',
+        'x-required-role': 'owner of {workspace_id}',
         params: WorkspaceParams,
         response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404) },
       },
     },
     async (request, reply) => {
-      await workspaces.removeWorkspace(ctx, principalOf(request), request.params.workspace_id);
+      await workspaces.removeWorkspace(ctx, callerOf(request), request.params.workspace_id);
       return reply.status(204).send(null);
     },
   );
@@ -171,7 +172,7 @@ export async function workspaceRoutes(
       const limit = request.query.limit ?? 50;
       const { members, total } = await workspaces.membersOf(
         ctx,
-        principalOf(request),
+        callerOf(request),
         request.params.workspace_id,
         offset,
         limit,
@@ -183,42 +184,42 @@ export async function workspaceRoutes(
   app.post(
     '/workspaces/:workspace_id/members',
     {
-      config: { auth: { scope: 'workspaces:write', adminOnly: true } },
+      config: { auth: { scope: 'workspaces:read' } },
       schema: {
         tags,
         summary: 'Add a member: an existing user joins at once (201); anyone else is invited by e-mail (202)',
+        description:
+          'Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write.',
+        ...MANAGED,
         params: WorkspaceParams,
-        body: Type.Object(
-          { email: Type.String({ format: 'email', maxLength: 254 }), role: Role },
-          { additionalProperties: false },
-        ),
+        body: AddMemberBody,
         response: { 201: MemberSchema, 202: InvitationSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
       const result = await workspaces.addMember(
         ctx,
-        principalOf(request),
+        callerOf(request),
         request.params.workspace_id,
         request.body,
       );
       if (result.kind === 'member') return reply.status(201).send(memberOut(result.member));
-      const i = result.invitation;
-      return reply
-        .status(202)
-        .send({ id: i.id, email: i.email, role: i.role, expires_at: i.expiresAt.toISOString() });
+      return reply.status(202).send(invitationOut(result.invitation));
     },
   );
 
   app.patch(
     '/workspaces/:workspace_id/members/:user_id',
     {
-      config: { auth: { scope: 'workspaces:write', adminOnly: true } },
+      config: { auth: { scope: 'workspaces:read' } },
       schema: {
         tags,
         summary: "Change a member's role (the last owner cannot be demoted)",
+        description:
+          'Owner/admin of the workspace (only an owner grants or takes the owner role); a key: workspaces:write.',
+        ...MANAGED,
         params: MemberParams,
-        body: Type.Object({ role: Role }, { additionalProperties: false }),
+        body: ChangeRoleBody,
         response: { 200: MemberSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -226,7 +227,7 @@ export async function workspaceRoutes(
       memberOut(
         await workspaces.changeMemberRole(
           ctx,
-          principalOf(request),
+          callerOf(request),
           request.params.workspace_id,
           request.params.user_id,
           request.body.role,
@@ -240,7 +241,9 @@ export async function workspaceRoutes(
       config: { auth: { scope: 'workspaces:read' } },
       schema: {
         tags,
-        summary: 'Remove a member (owner/admin, scope workspaces:write), or leave (your own user id)',
+        summary:
+          'Remove a member (owner/admin of the workspace; a key: workspaces:write), or leave (your own user id)',
+        'x-api-key-scope': MANAGED['x-api-key-scope'],
         params: MemberParams,
         response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(400, 401, 403, 404) },
       },
@@ -248,7 +251,7 @@ export async function workspaceRoutes(
     async (request, reply) => {
       await workspaces.removeMember(
         ctx,
-        principalOf(request),
+        callerOf(request),
         request.params.workspace_id,
         request.params.user_id,
       );
@@ -263,17 +266,14 @@ export async function workspaceRoutes(
       schema: {
         tags,
         summary: 'Accept an invitation with its token (signed in as the invited e-mail)',
-        body: Type.Object(
-          { token: Type.String({ minLength: 1, maxLength: 512 }) },
-          { additionalProperties: false },
-        ),
+        body: InvitationTokenBody,
         response: { 200: WorkspaceSchema, ...errorResponses(400, 401) },
       },
     },
     async (request) => {
       const membership = await workspaces.acceptWorkspaceInvitation(
         ctx,
-        userOf(request).userId,
+        signedInUserId(request),
         request.body.token,
       );
       return workspaceOut(membership.workspace, membership.role);

@@ -1,32 +1,38 @@
 /**
- * Workspaces, members and invitations (contract §2.4). A caller acts on its current workspace
- * only (the one its token or key names): any other id is "not found", which is how tenant
- * isolation reads from outside. Users switch workspace to manage another.
+ * Workspaces, members and invitations (contract §2.4). Every operation on /workspaces/{id} first
+ * reaches the workspace as the caller (workspace-access.ts: a user's membership and its role, an
+ * API key's own workspace), so an id the caller does not belong to is "not found".
  */
-import type { Authenticator } from '../auth/authenticator.ts';
-import type { Principal } from '../auth/principal.ts';
-import { randomToken, sha256Hex } from '../auth/secret-tokens.ts';
-import { findUserByEmail, findUserById, normalizeEmail } from '../auth/users.repository.ts';
 import type { Db } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { invitationEmail } from '../mail/templates.ts';
 import type { Clock } from '../shared/clock.ts';
+import { normalizeEmail } from '../shared/email-address.ts';
 import {
   BadRequestError,
   DuplicateResourceError,
-  InsufficientPermissionsError,
   InvalidOneTimeTokenError,
   NotFoundError,
 } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import { acceptInvitation, insertInvitation } from './invitations.repository.ts';
+import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
+import { acceptInvitation, type Invitation, insertInvitation } from './invitations.repository.ts';
+import {
+  assertMayManage,
+  assertOwner,
+  reachWorkspace,
+  type WorkspaceAccess,
+  type WorkspaceCaller,
+} from './workspace-access.ts';
 import {
   countOwners,
   deleteMember,
   deleteWorkspace,
   findMember,
   findMembership,
+  findUserEmail,
+  findUserIdByEmail,
   findWorkspace,
   insertMember,
   insertWorkspace,
@@ -36,37 +42,38 @@ import {
   type Membership,
   updateMemberRole,
   updateWorkspace,
-  type Workspace,
 } from './workspaces.repository.ts';
 import type { WorkspaceRole } from './workspaces.tables.ts';
 
 const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 
+/**
+ * The authenticator's caches of sessions, profiles and API keys hold memberships and roles: every
+ * change here drops them (ADR 004). Its interface is stated here so workspaces/ does not import auth/.
+ */
+export interface MembershipCaches {
+  forgetUser(userId: string): void;
+  forgetAllSessions(): void;
+  forgetApiKeys(): void;
+}
+
 export interface WorkspacesContext {
   db: Db;
   clock: Clock;
   mailer: Mailer;
-  authenticator: Authenticator;
+  authenticator: MembershipCaches;
   publicUrl: string;
   /** The in-memory geofence indexes (ADR 007): a deleted workspace's is dropped at once. */
   geofenceIndexes?: { forget(workspaceId: string): void };
 }
 
-/** The caller's current workspace, or 404 for any other id. */
-async function ownWorkspace(
+/** The caller's workspaces with its role in each; an API key's own workspace only. */
+export async function listOwnWorkspaces(
   ctx: WorkspacesContext,
-  principal: Principal,
-  workspaceId: string,
-): Promise<Workspace> {
-  if (workspaceId !== principal.workspaceId) throw new NotFoundError('Workspace');
-  const workspace = await findWorkspace(ctx.db, workspaceId);
-  if (!workspace) throw new NotFoundError('Workspace');
-  return workspace;
-}
-
-export async function listOwnWorkspaces(ctx: WorkspacesContext, principal: Principal): Promise<Membership[]> {
-  if (principal.kind === 'user') return listMemberships(ctx.db, principal.userId);
-  const workspace = await findWorkspace(ctx.db, principal.workspaceId);
+  caller: WorkspaceCaller,
+): Promise<Membership[]> {
+  if (caller.kind === 'user') return listMemberships(ctx.db, caller.userId);
+  const workspace = await findWorkspace(ctx.db, caller.workspaceId);
   return workspace ? [{ workspace, role: 'member' }] : [];
 }
 
@@ -87,35 +94,33 @@ export async function createWorkspace(
   return membership;
 }
 
+/** The workspace and, for a signed-in user, the role of its membership there. */
 export async function getWorkspace(
   ctx: WorkspacesContext,
-  principal: Principal,
+  caller: WorkspaceCaller,
   workspaceId: string,
-): Promise<Workspace> {
-  return ownWorkspace(ctx, principal, workspaceId);
+): Promise<WorkspaceAccess> {
+  return reachWorkspace(ctx.db, caller, workspaceId);
 }
 
 export async function patchWorkspace(
   ctx: WorkspacesContext,
-  principal: Principal,
+  caller: WorkspaceCaller,
   workspaceId: string,
   patch: { name?: string | undefined; accessTokenTtlSeconds?: number | undefined },
-): Promise<Workspace> {
-  await ownWorkspace(ctx, principal, workspaceId);
+): Promise<WorkspaceAccess> {
+  assertMayManage(await reachWorkspace(ctx.db, caller, workspaceId));
   await updateWorkspace(ctx.db, workspaceId, { ...patch, now: ctx.clock.now() });
   ctx.authenticator.forgetAllSessions(); // names and settings show in every member's profile
-  return ownWorkspace(ctx, principal, workspaceId);
+  return reachWorkspace(ctx.db, caller, workspaceId);
 }
 
 export async function removeWorkspace(
   ctx: WorkspacesContext,
-  principal: Principal,
+  caller: WorkspaceCaller,
   workspaceId: string,
 ): Promise<void> {
-  await ownWorkspace(ctx, principal, workspaceId);
-  if (principal.kind !== 'user' || principal.role !== 'owner') {
-    throw new InsufficientPermissionsError('Only an owner can delete a workspace');
-  }
+  assertOwner(await reachWorkspace(ctx.db, caller, workspaceId), 'delete a workspace');
   await deleteWorkspace(ctx.db, workspaceId);
   ctx.authenticator.forgetAllSessions();
   ctx.authenticator.forgetApiKeys();
@@ -124,36 +129,37 @@ export async function removeWorkspace(
 
 export async function membersOf(
   ctx: WorkspacesContext,
-  principal: Principal,
+  caller: WorkspaceCaller,
   workspaceId: string,
   offset: number,
   limit: number,
 ) {
-  await ownWorkspace(ctx, principal, workspaceId);
+  await reachWorkspace(ctx.db, caller, workspaceId);
   return listMembers(ctx.db, workspaceId, offset, limit);
 }
 
 export type AddMemberResult =
   | { kind: 'member'; member: Member }
-  | { kind: 'invitation'; invitation: { id: string; email: string; role: WorkspaceRole; expiresAt: Date } };
+  | { kind: 'invitation'; invitation: Pick<Invitation, 'id' | 'email' | 'role' | 'expiresAt'> };
 
 /** An existing user is added at once; anyone else gets an invitation e-mail. */
 export async function addMember(
   ctx: WorkspacesContext,
-  principal: Principal,
+  caller: WorkspaceCaller,
   workspaceId: string,
   input: { email: string; role: WorkspaceRole },
 ): Promise<AddMemberResult> {
-  const workspace = await ownWorkspace(ctx, principal, workspaceId);
-  assertMayGrant(principal, input.role);
+  const access = await reachWorkspace(ctx.db, caller, workspaceId);
+  assertMayManage(access);
+  if (input.role === 'owner') assertOwner(access, 'grant or change the owner role');
   const now = ctx.clock.now();
-  const user = await findUserByEmail(ctx.db, input.email);
-  if (user) {
-    if (await findMember(ctx.db, workspaceId, user.id))
+  const userId = await findUserIdByEmail(ctx.db, input.email);
+  if (userId) {
+    if (await findMember(ctx.db, workspaceId, userId))
       throw new DuplicateResourceError('This user is already a member');
-    await insertMember(ctx.db, { workspaceId, userId: user.id, role: input.role, now });
-    ctx.authenticator.forgetUser(user.id);
-    const member = await findMember(ctx.db, workspaceId, user.id);
+    await insertMember(ctx.db, { workspaceId, userId, role: input.role, now });
+    ctx.authenticator.forgetUser(userId);
+    const member = await findMember(ctx.db, workspaceId, userId);
     if (!member) throw new Error('added member vanished');
     return { kind: 'member', member };
   }
@@ -168,10 +174,12 @@ export async function addMember(
     ...invitation,
     workspaceId,
     tokenHash: sha256Hex(token),
-    invitedBy: principal.kind === 'user' ? principal.userId : null,
+    invitedBy: access.kind === 'user' ? access.userId : null,
     now,
   });
-  await ctx.mailer.send(invitationEmail(invitation.email, ctx.publicUrl, workspace.name, input.role, token));
+  await ctx.mailer.send(
+    invitationEmail(invitation.email, ctx.publicUrl, access.workspace.name, input.role, token),
+  );
   return { kind: 'invitation', invitation };
 }
 
@@ -180,13 +188,13 @@ export async function acceptWorkspaceInvitation(
   userId: string,
   token: string,
 ): Promise<Membership> {
-  const user = await findUserById(ctx.db, userId);
-  if (!user) throw new NotFoundError('User');
+  const email = await findUserEmail(ctx.db, userId);
+  if (!email) throw new NotFoundError('User');
   const now = ctx.clock.now();
   const invitation = await withTransaction(ctx.db, async (trx) => {
     const accepted = await acceptInvitation(trx, sha256Hex(token), now);
     if (!accepted) throw new InvalidOneTimeTokenError('Invitation token is invalid, used or expired');
-    if (accepted.email !== user.email)
+    if (accepted.email !== email)
       throw new InvalidOneTimeTokenError('This invitation was sent to another e-mail address');
     if (!(await findMember(trx, accepted.workspaceId, userId))) {
       await insertMember(trx, { workspaceId: accepted.workspaceId, userId, role: accepted.role, now });
@@ -201,16 +209,16 @@ export async function acceptWorkspaceInvitation(
 
 export async function changeMemberRole(
   ctx: WorkspacesContext,
-  principal: Principal,
+  caller: WorkspaceCaller,
   workspaceId: string,
   userId: string,
   role: WorkspaceRole,
 ): Promise<Member> {
-  await ownWorkspace(ctx, principal, workspaceId);
+  const access = await reachWorkspace(ctx.db, caller, workspaceId);
+  assertMayManage(access);
   const member = await findMember(ctx.db, workspaceId, userId);
   if (!member) throw new NotFoundError('Member');
-  assertMayGrant(principal, role);
-  if (member.role === 'owner') assertMayGrant(principal, 'owner');
+  if (role === 'owner' || member.role === 'owner') assertOwner(access, 'grant or change the owner role');
   await withTransaction(ctx.db, async (trx) => {
     if (member.role === 'owner' && role !== 'owner' && (await countOwners(trx, workspaceId)) <= 1) {
       throw new BadRequestError('The last owner cannot be demoted');
@@ -223,23 +231,19 @@ export async function changeMemberRole(
   return updated;
 }
 
-/** Admins remove members; anyone may leave. The last owner can do neither. */
+/** Owners and admins remove members; anyone may leave. The last owner can do neither. */
 export async function removeMember(
   ctx: WorkspacesContext,
-  principal: Principal,
+  caller: WorkspaceCaller,
   workspaceId: string,
   userId: string,
 ): Promise<void> {
-  await ownWorkspace(ctx, principal, workspaceId);
+  const access = await reachWorkspace(ctx.db, caller, workspaceId);
+  const leaving = access.kind === 'user' && access.userId === userId;
+  if (!leaving) assertMayManage(access);
   const member = await findMember(ctx.db, workspaceId, userId);
   if (!member) throw new NotFoundError('Member');
-  const leaving = principal.kind === 'user' && principal.userId === userId;
-  if (!leaving) {
-    // The route admits everyone with workspaces:read so members can leave; removing others needs write.
-    if (!principal.scopes.has('workspaces:write'))
-      throw new InsufficientPermissionsError('This action requires scope workspaces:write');
-    if (member.role === 'owner') assertMayGrant(principal, 'owner');
-  }
+  if (!leaving && member.role === 'owner') assertOwner(access, 'grant or change the owner role');
   await withTransaction(ctx.db, async (trx) => {
     if (member.role === 'owner' && (await countOwners(trx, workspaceId)) <= 1) {
       throw new BadRequestError('The last owner cannot leave or be removed');
@@ -247,14 +251,4 @@ export async function removeMember(
     await deleteMember(trx, workspaceId, userId);
   });
   ctx.authenticator.forgetAllSessions();
-}
-
-/**
- * Only a signed-in owner hands out or takes away ownership; admins manage admins and members. An
- * API key never can: it would let whoever created it (possibly an admin) escalate to owner.
- */
-function assertMayGrant(principal: Principal, role: WorkspaceRole): void {
-  if (role === 'owner' && !(principal.kind === 'user' && principal.role === 'owner')) {
-    throw new InsufficientPermissionsError('Only an owner can grant or change the owner role');
-  }
 }

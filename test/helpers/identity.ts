@@ -260,6 +260,8 @@ export interface OpenApiOperation {
   requestBody?: { required?: boolean; content: Record<string, { schema: OpenApiSchema }> };
   security?: Array<Record<string, string[]>>;
   'x-required-scope'?: string | null;
+  /** The scope an API key needs when the service checks more than the route-level scope. */
+  'x-api-key-scope'?: string;
   'x-auth-via'?: 'any' | 'user' | 'api_key';
   'x-required-role'?: string;
   responses: Record<string, unknown>;
