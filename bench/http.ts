@@ -7,7 +7,6 @@
  *    error (400) — like for like, the ratio the target is judged on (ADR 012) — and a bare POST that
  *    echoes its body without validating (the original reference, still printed). None touches
  *    storage, so the ratios are the stack's overhead.
- *  - Informational: a small POST that also reads the database (password-reset request → 202).
  * Servers run in their own processes and rounds alternate between them. Two figures per case:
  * req/s (what the target names; sensitive to other load on a shared machine) and the server's
  * CPU µs per request from /proc (robust to that noise). Medians of the rounds.
@@ -70,12 +69,6 @@ const cases = {
     body: invalidRegistration,
     serverPid: full.pid,
   },
-  fullPostDb: {
-    url: `http://127.0.0.1:${fullPort}/api/v1/auth/password-reset/request`,
-    method: 'POST',
-    body: JSON.stringify({ email: 'nobody@example.com' }),
-    serverPid: full.pid,
-  },
 } satisfies Record<string, LoadRequest>;
 type CaseName = keyof typeof cases;
 const results: Record<CaseName, LoadResult[]> = {
@@ -84,7 +77,6 @@ const results: Record<CaseName, LoadResult[]> = {
   barePost: [],
   barePostValidating: [],
   fullPost: [],
-  fullPostDb: [],
 };
 
 try {
@@ -119,13 +111,11 @@ const figures = {
   full_post_rps: s.fullPost.rps,
   full_post_p50_ms: s.fullPost.p50,
   full_post_p99_ms: s.fullPost.p99,
-  full_post_db_rps: s.fullPostDb.rps,
   bare_get_cpu_us: s.bareGet.cpuUsPerReq,
   full_get_cpu_us: s.fullGet.cpuUsPerReq,
   bare_post_cpu_us: s.barePost.cpuUsPerReq,
   bare_post_validating_cpu_us: s.barePostValidating.cpuUsPerReq,
   full_post_cpu_us: s.fullPost.cpuUsPerReq,
-  full_post_db_cpu_us: s.fullPostDb.cpuUsPerReq,
   get_ratio: ratio(s.fullGet.rps, s.bareGet.rps),
   post_ratio: ratio(s.fullPost.rps, s.barePost.rps),
   post_validating_ratio: ratio(s.fullPost.rps, s.barePostValidating.rps),
@@ -133,7 +123,7 @@ const figures = {
   post_cpu_ratio: ratio(s.barePost.cpuUsPerReq, s.fullPost.cpuUsPerReq),
   post_validating_cpu_ratio: ratio(s.barePostValidating.cpuUsPerReq, s.fullPost.cpuUsPerReq),
   target_ratio: 0.7,
-  unexpected_status: s.bareGet.non2xx + s.fullGet.non2xx + s.barePost.non2xx + s.fullPostDb.non2xx,
+  unexpected_status: s.bareGet.non2xx + s.fullGet.non2xx + s.barePost.non2xx,
   errors: Object.values(s).reduce((n, r) => n + r.errors, 0),
 };
 const line = (label: string, r: LoadResult) =>
@@ -144,7 +134,6 @@ console.log(line('full stack GET /healthz', s.fullGet));
 console.log(line('bare Fastify POST /echo', s.barePost));
 console.log(line('bare Fastify POST /register → 400', s.barePostValidating));
 console.log(line('full stack POST /auth/register → 422', s.fullPost));
-console.log(line('full stack POST password-reset (DB read)', s.fullPostDb));
 console.log(
   `full/bare throughput: GET ${figures.get_ratio}, POST vs validating ${figures.post_validating_ratio} (vs echo ${figures.post_ratio})`,
 );

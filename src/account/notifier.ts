@@ -1,8 +1,8 @@
 /**
  * Creates notifications for the people who should hear about something (contract §2.5): the
  * owners and admins of a workspace, or one user. Each gets an in-app notification and, when their
- * settings ask for that topic by e-mail, a message. Later issues call this for dead letters and
- * quota thresholds; API-key creation and revocation call it now.
+ * settings ask for that topic by e-mail, a message. Called for dead letters (delivery worker), quota
+ * thresholds (quota-notifications.ts) and API-key creation and revocation.
  */
 import type { Db } from '../db/database.ts';
 import type { Mailer } from '../mail/mailer.ts';

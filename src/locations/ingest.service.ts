@@ -84,7 +84,7 @@ export async function ingestLocations(
 
     // Whether anyone subscribes is read here, under the transaction: events of a workspace without
     // an enabled webhook are dispatched (to nobody) as they are stored, so the dispatcher has no
-    // transaction of its own to run for them (ADR 010, "Session 6").
+    // transaction of its own to run for them (ADR 010, "Dispatch").
     const subscribed = rows.events.length > 0 && (await hasEnabledWebhook(trx, workspaceId));
 
     // Write. The usage counter goes last: its rows are shared by the workspace's concurrent
