@@ -1,5 +1,6 @@
 /** Request and response schemas of /auth (contract §2.1–2.3). */
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { Id, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 import { Role } from '../workspaces/workspaces.schemas.ts';
 import type { User } from './users.repository.ts';
@@ -21,6 +22,9 @@ export const TokenPairSchema = Type.Object({
   expires_in: Type.Integer({ description: 'Access token lifetime in seconds' }),
   token_type: StringEnum(['Bearer']),
 });
+
+component('User', UserSchema);
+component('TokenPair', TokenPairSchema);
 
 export const RegisterBody = Type.Object(
   {

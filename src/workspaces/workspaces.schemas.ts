@@ -1,5 +1,6 @@
 /** Request and response schemas of /workspaces (contract §2.4), and the workspace as /auth shows it. */
 import { Type } from 'typebox';
+import { component } from '../http/components.ts';
 import { Id, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Invitation } from './invitations.repository.ts';
 import type { Member, Membership, Workspace } from './workspaces.repository.ts';
@@ -29,6 +30,10 @@ export const InvitationSchema = Type.Object({
   role: Role,
   expires_at: Timestamp,
 });
+
+component('Workspace', WorkspaceSchema);
+component('Member', MemberSchema);
+component('Invitation', InvitationSchema);
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const MemberParams = Type.Object({ workspace_id: Type.String(), user_id: Type.String() });

@@ -42,6 +42,11 @@ const NAMED_TYPES = [
   'ValidationIssue',
   'Pagination',
   'GeofenceList',
+  'Workspace',
+  'Member',
+  'Invitation',
+  'User',
+  'TokenPair',
 ];
 
 describe('openapi-typescript on the document', () => {
