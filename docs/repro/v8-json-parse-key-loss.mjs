@@ -1,6 +1,6 @@
 // A JSON.parse result that depends on what was parsed before it, seen on Node 24.21 (V8 13.6) and not
 // on Node 20. The two texts are PostgreSQL's jsonb output of documents from the property test
-// test/db/bulk.test.ts. Parsed alone, `second` has 8 keys. Parsed after `first`, its key `"` is
+// test/db/statements.test.ts. Parsed alone, `second` has 8 keys. Parsed after `first`, its key `"` is
 // missing. Run: node docs/repro/v8-json-parse-key-loss.mjs (a fresh process each time).
 import fs from 'node:fs';
 

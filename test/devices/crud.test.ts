@@ -16,7 +16,7 @@ import {
   signUp,
   startIdentityApp,
 } from '../helpers/identity.ts';
-import { createDevice, type DeviceOut, deviceEvents, listAll, postLocation } from '../pipeline/helpers.ts';
+import { createDevice, type DeviceOut, deviceEvents, listAll, postLocation } from '../locations/helpers.ts';
 
 describe('device CRUD', () => {
   let t: TestApp;

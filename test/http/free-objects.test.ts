@@ -10,7 +10,7 @@ import { createGeofence, polygon, rect } from '../geofences/helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { call, expectStatus, type Page, signUp, startIdentityApp } from '../helpers/identity.ts';
 import { assertIssue, issuesOf } from '../helpers/validation-issues.ts';
-import { at, createDevice, type DeviceOut, type LocationOut, postLocation } from '../pipeline/helpers.ts';
+import { at, createDevice, type DeviceOut, type LocationOut, postLocation } from '../locations/helpers.ts';
 
 /** Keys that a `^.*$` pattern does not match, and neighbours that it does. */
 const AWKWARD = {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { call, expectError, expectStatus, signUp, startIdentityApp } from '../helpers/identity.ts';
 import { assertIssue, issuesOf } from '../helpers/validation-issues.ts';
-import { createDevice } from '../pipeline/helpers.ts';
+import { createDevice } from '../locations/helpers.ts';
 
 describe('request format rules', () => {
   let t: TestApp;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { call, expectStatus, type Page, signUp, startIdentityApp } from '../helpers/identity.ts';
-import { at, type BatchOut, createDevice, type DeviceOut } from '../pipeline/helpers.ts';
+import { at, type BatchOut, createDevice, type DeviceOut } from './helpers.ts';
 
 describe('batch items breaking the input rules are rejected alone', () => {
   let t: TestApp;

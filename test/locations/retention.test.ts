@@ -8,7 +8,7 @@ import { purgeOldLocations } from '../../src/locations/retention.ts';
 import { createGeofence, polygon, rect } from '../geofences/helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createApiKey, signUp, startIdentityApp } from '../helpers/identity.ts';
-import { createDevice, deviceEvents, type LocationOut, listAll, postLocation } from '../pipeline/helpers.ts';
+import { createDevice, deviceEvents, type LocationOut, listAll, postLocation } from './helpers.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -19,7 +19,7 @@ import {
   type SpawnedServer,
   spawnServer,
 } from '../helpers/spawned-server.ts';
-import type { DeviceOut, EventOut } from '../pipeline/helpers.ts';
+import type { DeviceOut, EventOut } from '../locations/helpers.ts';
 
 interface Page<T> {
   results: T[];

@@ -18,7 +18,7 @@ import {
   postLocation,
   type SessionOut,
   WALK_START,
-} from '../pipeline/helpers.ts';
+} from '../locations/helpers.ts';
 
 describe('tracking sessions', () => {
   let t: TestApp;

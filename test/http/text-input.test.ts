@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { call, expectStatus, type Page, signUp, startIdentityApp } from '../helpers/identity.ts';
 import { assertIssue, issuesOf } from '../helpers/validation-issues.ts';
-import { createDevice, type DeviceOut } from '../pipeline/helpers.ts';
+import { createDevice, type DeviceOut } from '../locations/helpers.ts';
 
 describe('text rules: NUL, lone surrogates, non-finite numbers', () => {
   let t: TestApp;

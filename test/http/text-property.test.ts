@@ -23,7 +23,7 @@ import {
   registerUser,
   startIdentityApp,
 } from '../helpers/identity.ts';
-import { createDevice } from '../pipeline/helpers.ts';
+import { createDevice } from '../locations/helpers.ts';
 
 const RUNS = 300;
 const EMAIL = 'property@example.com';
