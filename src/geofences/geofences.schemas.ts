@@ -23,7 +23,8 @@ Validation, in this order:
    two), \`hole_outside_shell\`, \`overlapping_holes\` (a hole inside another hole), \`invalid_radius\` (radius < 1
    or > 100000 m).`;
 
-const EXAMPLE_POLYGON = {
+/** The polygon of the documented examples (also `src/http/examples/records.ts`). */
+export const EXAMPLE_POLYGON = {
   type: 'Polygon',
   coordinates: [
     [

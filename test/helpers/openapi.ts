@@ -10,6 +10,36 @@ import type { TestApp } from './app.ts';
 
 const addFormats = addFormatsModule.default;
 
+/** Schemas the document must name as components, so that a generated client has their types. */
+export const NAMED_SCHEMAS = [
+  'Geofence',
+  'GeofenceGeometry',
+  'Device',
+  'Event',
+  'Location',
+  'Point',
+  'TrackingSession',
+  'Webhook',
+  'Delivery',
+  'WebhookAttempt',
+  'DeadLetterEntry',
+  'ApiKey',
+  'Notification',
+  'Plan',
+  'Subscription',
+  'Usage',
+  'Invoice',
+  'Error',
+  'ValidationIssue',
+  'Pagination',
+  'GeofenceList',
+  'Workspace',
+  'Member',
+  'Invitation',
+  'User',
+  'TokenPair',
+];
+
 export interface MediaObject {
   schema?: object;
   example?: unknown;

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { servedDocument } from '../helpers/openapi.ts';
+import { NAMED_SCHEMAS, servedDocument } from '../helpers/openapi.ts';
 
 /** Runs the TypeScript compiler to its end (synchronously: no pipe outlives the test); its output when it fails. */
 function tscErrors(args: string[], cwd: string): string {
@@ -26,34 +26,6 @@ const TSC = path.join(
   path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')),
   'bin/tsc',
 );
-
-const NAMED_TYPES = [
-  'Geofence',
-  'GeofenceGeometry',
-  'Device',
-  'Event',
-  'Location',
-  'TrackingSession',
-  'Webhook',
-  'Delivery',
-  'WebhookAttempt',
-  'DeadLetterEntry',
-  'ApiKey',
-  'Notification',
-  'Plan',
-  'Subscription',
-  'Usage',
-  'Invoice',
-  'Error',
-  'ValidationIssue',
-  'Pagination',
-  'GeofenceList',
-  'Workspace',
-  'Member',
-  'Invitation',
-  'User',
-  'TokenPair',
-];
 
 describe('openapi-typescript on the document', () => {
   let t: TestApp;
@@ -83,7 +55,7 @@ describe('openapi-typescript on the document', () => {
   });
 
   test('the output compiles and has a type for every resource', () => {
-    const uses = NAMED_TYPES.map((name) => `export type ${name} = components['schemas']['${name}'];`);
+    const uses = NAMED_SCHEMAS.map((name) => `export type ${name} = components['schemas']['${name}'];`);
     fs.writeFileSync(
       path.join(dir, 'use.ts'),
       [

@@ -4,6 +4,7 @@
  * by test/http/openapi-examples.test.ts.
  */
 import { DEFAULT_PLANS } from '../../billing/plans.ts';
+import { EXAMPLE_POLYGON } from '../../geofences/geofences.schemas.ts';
 
 export const ids = {
   user: '0197a0c2-3b10-7c41-8d2e-5f6a7b8c9d01',
@@ -93,18 +94,7 @@ export const accountSettings = {
   notify_on: ['dlq', 'quota', 'api_key'],
 };
 
-export const polygon = {
-  type: 'Polygon',
-  coordinates: [
-    [
-      [13.3777, 52.5163],
-      [13.3777, 52.5155],
-      [13.3795, 52.5155],
-      [13.3795, 52.5163],
-      [13.3777, 52.5163],
-    ],
-  ],
-};
+export const polygon = EXAMPLE_POLYGON;
 
 export const geofence = {
   id: ids.geofence,
