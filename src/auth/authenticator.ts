@@ -8,13 +8,14 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import { InvalidAuthTokenError } from '../shared/errors.ts';
+import { sha256Hex } from '../shared/random-secrets.ts';
 import { SingleFlight } from '../shared/single-flight.ts';
 import { type ApiKey, findApiKeyByHash, touchApiKey } from './api-keys.repository.ts';
 import { type Invalidation, type InvalidationBus, localInvalidationBus } from './cache-invalidation.ts';
 import type { AccessClaims, JwtTokens } from './jwt-tokens.ts';
 import type { Principal } from './principal.ts';
 import { expandScopes, scopesForRole } from './scopes.ts';
-import { looksLikeApiKey, sha256Hex } from './secret-tokens.ts';
+import { looksLikeApiKey } from './secret-tokens.ts';
 import { findSessionAccess } from './session-access.repository.ts';
 
 export const CACHE_TTL_MS = 5_000;

@@ -1,9 +1,6 @@
 /** API keys: `gf_live_` and 32 random bytes; only their SHA-256 is stored (see shared/random-secrets.ts). */
 import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
 
-/** The hash keys are looked up by (the authenticator's import). */
-export { sha256Hex };
-
 export const API_KEY_PREFIX = 'gf_live_';
 
 export function newApiKey(): { key: string; prefix: string; hash: string } {
