@@ -93,7 +93,7 @@ export function renderTemplate(template: string, context: TemplateContext, escap
     .replace(/\{\{\{\s*([^}]*?)\s*\}\}\}/g, '{{$1}}')
     .replace(/\{\{&\s*([^}]*?)\s*\}\}/g, '{{$1}}');
   return Mustache.render(uniform, context, undefined, {
-    escape: (value: unknown) => escape(stringOf(value)),
+    escape: (value: unknown) => escapeValue(stringOf(value)),
   });
 }
 
