@@ -11,6 +11,7 @@ import type { TrackingSessionsTable } from '../tracking/tracking.tables.ts';
 import type { UsageCountersTable } from '../usage/usage.tables.ts';
 import type { DeliveryTables } from '../webhooks/deliveries.tables.ts';
 import type { WebhooksTable } from '../webhooks/webhooks.tables.ts';
+import type { WorkflowTables } from '../workflows/workflows.tables.ts';
 import type {
   InvitationsTable,
   WorkspaceMembersTable,
@@ -18,7 +19,7 @@ import type {
 } from '../workspaces/workspaces.tables.ts';
 
 /** Domain table groups added by later migrations are merged in through `extends`. */
-export interface DatabaseSchema extends DeliveryTables, BillingTables {
+export interface DatabaseSchema extends DeliveryTables, BillingTables, WorkflowTables {
   users: UsersTable;
   workspaces: WorkspacesTable;
   workspace_members: WorkspaceMembersTable;

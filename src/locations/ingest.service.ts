@@ -17,6 +17,7 @@ import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { writesWithCommit } from '../db/writes-with-commit.ts';
 import { lockDevices, saveTrackingStates } from '../devices/device-tracking.repository.ts';
+import { hasEventRecipients } from '../events/event-recipients.repository.ts';
 import {
   type GeofenceEvent,
   insertEventsWithOutbox,
@@ -26,7 +27,6 @@ import type { GeofenceIndexRegistry } from '../geofences/geofence-index-registry
 import type { Clock } from '../shared/clock.ts';
 import { saveSummaries, sessionsByIds } from '../tracking/sessions.repository.ts';
 import { addEventUsage, usagePeriod } from '../usage/usage.repository.ts';
-import { hasEnabledWebhook } from '../webhooks/webhooks.repository.ts';
 import type { ContainmentIndex } from './evaluate.ts';
 import { buildRows, type IngestItem, planDevices } from './ingest-plan.ts';
 import { insertLocations, type StoredLocation } from './locations.repository.ts';
@@ -83,9 +83,9 @@ export async function ingestLocations(
     const rows = buildRows(workspaceId, plan, geofences, sessions, now);
 
     // Whether anyone subscribes is read here, under the transaction: events of a workspace without
-    // an enabled webhook are dispatched (to nobody) as they are stored, so the dispatcher has no
+    // an enabled webhook or workflow are dispatched (to nobody) as they are stored, so the dispatcher has no
     // transaction of its own to run for them (ADR 010, "Dispatch").
-    const subscribed = rows.events.length > 0 && (await hasEnabledWebhook(trx, workspaceId));
+    const subscribed = rows.events.length > 0 && (await hasEventRecipients(trx, workspaceId));
 
     // Write. The usage counter goes last: its rows are shared by the workspace's concurrent
     // ingestions, so their locks are held only until the commit that follows. Nothing reads the

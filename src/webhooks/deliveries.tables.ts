@@ -7,7 +7,7 @@ export type DeliveryEventType = 'geofence.enter' | 'geofence.exit' | 'webhook.te
  * Why the delivery exists. Only `subscription` deliveries are unique per (event, webhook): a
  * dead-letter retry or a test is a new delivery by design.
  */
-export type DeliveryOrigin = 'subscription' | 'test' | 'dlq_retry';
+export type DeliveryOrigin = 'subscription' | 'test' | 'dlq_retry' | 'workflow';
 
 /** One message to one webhook (seed §2.4), retried on the schedule until success or dead letter. */
 export interface WebhookDeliveriesTable {

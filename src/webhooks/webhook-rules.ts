@@ -88,7 +88,21 @@ export function checkWebhookHeaders(headers: Record<string, string>): void {
  * refuses URLs with credentials), and no literal private address unless allowed.
  */
 export function checkWebhookUrl(raw: string, allowPrivateTargets: boolean): void {
-  const loc = ['body', 'url'];
+  checkTargetUrl(raw, allowPrivateTargets, { loc: ['body', 'url'], label: 'Webhook url', what: 'webhooks' });
+}
+
+export interface TargetUrlPlace {
+  /** Where a 422 points. */
+  loc: Array<string | number>;
+  /** What the 400 calls the URL ("Webhook url"). */
+  label: string;
+  /** What may not target private addresses ("webhooks"). */
+  what: string;
+}
+
+/** The rules of `checkWebhookUrl` for any outbound http(s) URL a customer configures. */
+export function checkTargetUrl(raw: string, allowPrivateTargets: boolean, place: TargetUrlPlace): void {
+  const { loc } = place;
   let url: URL;
   try {
     url = new URL(raw);
@@ -116,13 +130,18 @@ export function checkWebhookUrl(raw: string, allowPrivateTargets: boolean): void
       },
     ]);
   }
+  checkTargetHost(url, allowPrivateTargets, place);
+}
+
+/** 400 when the URL's host is a literal loopback, private, link-local, … address (unless allowed). */
+export function checkTargetHost(url: URL, allowPrivateTargets: boolean, place: TargetUrlPlace): void {
   if (allowPrivateTargets) return;
   const address = literalHostAddress(url);
   const reason = address === null ? null : classifyAddress(address);
   if (address !== null && reason !== null) {
     throw new ValidationError(
-      `Webhook url host ${url.hostname} is ${/^[aeiou]/i.test(reason) ? 'an' : 'a'} ${reason} address ` +
-        `(${address}); webhooks may not target loopback, private, link-local, CGNAT, multicast or ` +
+      `${place.label} host ${url.hostname} is ${/^[aeiou]/i.test(reason) ? 'an' : 'a'} ${reason} address ` +
+        `(${address}); ${place.what} may not target loopback, private, link-local, CGNAT, multicast or ` +
         `metadata addresses (${ALLOW_PRIVATE_HINT})`,
     );
   }

@@ -226,18 +226,3 @@ export async function existingGeofenceIds(
     .execute();
   return new Set(rows.map((r) => r.id));
 }
-
-/**
- * Whether the workspace has an enabled webhook, i.e. whether its events have anyone to be
- * dispatched to. Ingestion asks inside its transaction (ADR 010, "Dispatch").
- */
-export async function hasEnabledWebhook(db: Executor, workspaceId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhooks')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('enabled', '=', true)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}

@@ -6,6 +6,7 @@ import { webhookDeliveries } from './0005-webhook-deliveries.ts';
 import { billing } from './0006-billing.ts';
 import { locationsWithoutDeviceFk } from './0007-locations-without-device-fk.ts';
 import { shardedUsageCounters } from './0008-sharded-usage-counters.ts';
+import { workflows } from './0009-workflows.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   billing,
   locationsWithoutDeviceFk,
   shardedUsageCounters,
+  workflows,
 ];

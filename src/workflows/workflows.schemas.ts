@@ -1,0 +1,176 @@
+/**
+ * Request and response schemas of /workflows (contract §6, seed §2.2): the workflow record, its
+ * trigger, the runs and their actions' attempts. Action configs: action-configs.schemas.ts.
+ */
+import { type Static, Type } from 'typebox';
+import { component } from '../http/components.ts';
+import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import { ACTION_TYPES, WorkflowAction } from './action-configs.schemas.ts';
+import { TEMPLATE_VARIABLES } from './templates.ts';
+
+/** Event types a trigger can name (contract §6). */
+export const TRIGGER_EVENT_TYPES = ['enter', 'exit'] as const;
+export type TriggerEventType = (typeof TRIGGER_EVENT_TYPES)[number];
+export const RUN_STATUSES = ['pending', 'success', 'failed'] as const;
+export const MAX_ACTIONS = 10;
+
+export const WORKFLOW_DESCRIPTION =
+  'An automation: when a device has an event of `trigger.event_types` in the trigger geofence, every ' +
+  'action runs once, independently, each retried on WEBHOOK_RETRY_SCHEDULE. Templates (`message`, ' +
+  '`subject`, `body`) are Mustache over the variables ' +
+  TEMPLATE_VARIABLES.map((v) => `\`{{${v}}}\``).join(', ') +
+  '; an unknown variable renders empty. Values are escaped for the target (Slack `&`, `<`, `>`; plain ' +
+  'text for e-mail and SMS; JSON bodies are built by serialisation).';
+
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Description = Nullable(Type.String({ maxLength: 2000 }));
+const EventTypes = Type.Array(StringEnum(TRIGGER_EVENT_TYPES), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'Event types that start the workflow',
+});
+
+export const TriggerSchema = component(
+  'WorkflowTrigger',
+  Type.Object(
+    {
+      geofence_id: Type.String({
+        format: 'uuid',
+        description: 'A geofence of the workspace (404 "Geofence not found" otherwise)',
+      }),
+      event_types: EventTypes,
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const Actions = Type.Array(WorkflowAction, {
+  minItems: 1,
+  maxItems: MAX_ACTIONS,
+  description: `1..${MAX_ACTIONS} actions, run independently of each other`,
+});
+
+export const WorkflowSchema = component(
+  'Workflow',
+  Type.Object(
+    {
+      id: Id,
+      name: Type.String(),
+      description: Nullable(Type.String()),
+      trigger: TriggerSchema,
+      actions: Type.Array(WorkflowAction),
+      enabled: Type.Boolean(),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    },
+    { description: WORKFLOW_DESCRIPTION },
+  ),
+);
+
+export const CreateWorkflowBody = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Description),
+    trigger: TriggerSchema,
+    actions: Actions,
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+  },
+  { additionalProperties: false },
+);
+export type CreateWorkflowBody = Static<typeof CreateWorkflowBody>;
+
+export const UpdateWorkflowBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Description),
+    trigger: Type.Optional(TriggerSchema),
+    actions: Type.Optional(
+      Type.Array(WorkflowAction, {
+        minItems: 1,
+        maxItems: MAX_ACTIONS,
+        description:
+          'Replaces the actions whole. A secret left out (or sent back masked, as answered) keeps the ' +
+          'value stored for the action at the same position, when that action has the same type.',
+      }),
+    ),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, description: 'Partial update: absent fields keep their value' },
+);
+export type UpdateWorkflowBody = Static<typeof UpdateWorkflowBody>;
+
+export const WorkflowParams = Type.Object({ workflow_id: Type.String() });
+export const RunParams = Type.Object({ workflow_id: Type.String(), run_id: Type.String() });
+
+export const ListWorkflowsQuery = Type.Object({
+  ...PaginationQuery.properties,
+  enabled: Type.Optional(Type.Boolean({ description: 'Only enabled (true) or disabled (false) workflows' })),
+  geofence_id: Type.Optional(Type.String({ description: 'Only workflows triggered by this geofence' })),
+});
+
+export const ListRunsQuery = Type.Object({
+  ...PaginationQuery.properties,
+  status: Type.Optional(StringEnum(RUN_STATUSES, { description: 'Only runs in this status' })),
+});
+
+const ActionRunFields = {
+  position: Type.Integer({ description: 'Index of the action in the workflow’s `actions`' }),
+  type: StringEnum(ACTION_TYPES),
+  status: StringEnum(RUN_STATUSES),
+  attempt_count: Type.Integer(),
+  response_status_code: Nullable(
+    Type.Integer({ description: 'HTTP status of the last attempt, where there is one' }),
+  ),
+  error_message: Nullable(Type.String({ description: 'Why the last attempt failed' })),
+  next_retry_at: Nullable(Timestamp),
+  finished_at: Nullable(Timestamp),
+  delivery_id: Nullable(
+    Type.String({ description: 'For a `webhook` action: its delivery (GET /webhooks/deliveries/{id})' }),
+  ),
+};
+
+export const ActionRunSchema = component('WorkflowActionRun', Type.Object(ActionRunFields));
+
+export const ActionAttemptSchema = component(
+  'WorkflowActionAttempt',
+  Type.Object({
+    n: Type.Integer(),
+    started_at: Timestamp,
+    duration_ms: Type.Number(),
+    response_status_code: Nullable(Type.Integer()),
+    error_message: Nullable(Type.String()),
+    response_excerpt: Nullable(Type.String({ description: 'At most 1 KiB of what the target answered' })),
+  }),
+);
+
+const RunFields = {
+  id: Id,
+  workflow_id: Id,
+  event_id: Type.String({ description: 'Seed §6.3 event id (`workflow_test_<epoch>` for a test run)' }),
+  event_type: Type.String({ description: '`geofence.enter`, `geofence.exit`' }),
+  test: Type.Boolean({ description: 'Started by POST /workflows/{id}/test' }),
+  status: StringEnum(RUN_STATUSES, {
+    description:
+      '`pending` while any action is; `success` when all succeeded; `failed` when all finished and one failed for good',
+  }),
+  created_at: Timestamp,
+  finished_at: Nullable(Timestamp),
+};
+
+export const RunSchema = component(
+  'WorkflowRun',
+  Type.Object({ ...RunFields, actions: Type.Array(ActionRunSchema) }),
+);
+
+export const RunDetailSchema = component(
+  'WorkflowRunDetail',
+  Type.Object({
+    ...RunFields,
+    actions: Type.Array(Type.Object({ ...ActionRunFields, attempts: Type.Array(ActionAttemptSchema) })),
+  }),
+);
+
+export const TestRunSchema = component(
+  'WorkflowTestRun',
+  Type.Object({ run_id: Id }, { description: 'The run started with a sample event' }),
+);

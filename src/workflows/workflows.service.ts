@@ -1,0 +1,126 @@
+/**
+ * Workflow use cases (contract §6): CRUD with the checks a JSON schema cannot make (trigger
+ * geofence of the workspace, webhooks of `webhook` actions, targets, templates) and the sealing
+ * of secrets. Runs: runs.service.ts.
+ */
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { SecretBox } from '../shared/encryption.ts';
+import { NotFoundError } from '../shared/errors.ts';
+import { uuidv7 } from '../shared/ids.ts';
+import type { WorkflowActionInput } from './action-configs.schemas.ts';
+import { prepareActions, unknownWebhookIssues } from './workflow-rules.ts';
+import {
+  deleteWorkflow as deleteRow,
+  existingWebhookIds,
+  findWorkflow,
+  geofenceExists,
+  insertWorkflow,
+  listWorkflows as listRows,
+  updateWorkflow as updateRow,
+  type Workflow,
+  type WorkflowChanges,
+} from './workflows.repository.ts';
+import type { TriggerEventType } from './workflows.schemas.ts';
+
+export interface WorkflowsContext {
+  db: Db;
+  clock: Clock;
+  secretBox: SecretBox;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS (contract §0) applies to every outbound target of actions. */
+  allowPrivateTargets: boolean;
+}
+
+export interface WorkflowInput {
+  name: string;
+  description: string | null;
+  geofenceId: string;
+  eventTypes: TriggerEventType[];
+  actions: WorkflowActionInput[];
+  enabled: boolean;
+}
+
+export type WorkflowUpdate = Partial<WorkflowInput>;
+
+const NOT_FOUND = 'Workflow';
+
+async function checkReferences(
+  ctx: WorkflowsContext,
+  workspaceId: string,
+  geofenceId: string | undefined,
+  actions: readonly WorkflowActionInput[] | undefined,
+): Promise<void> {
+  if (geofenceId !== undefined && !(await geofenceExists(ctx.db, workspaceId, geofenceId))) {
+    throw new NotFoundError('Geofence');
+  }
+  if (!actions) return;
+  const ids = actions.flatMap((a) => (a.type === 'webhook' ? [a.config.webhook_id] : []));
+  if (ids.length > 0) unknownWebhookIssues(actions, await existingWebhookIds(ctx.db, workspaceId, ids));
+}
+
+export async function createWorkflow(
+  ctx: WorkflowsContext,
+  workspaceId: string,
+  input: WorkflowInput,
+): Promise<Workflow> {
+  await checkReferences(ctx, workspaceId, input.geofenceId, input.actions);
+  const actions = prepareActions(input.actions, [], ctx.secretBox, ctx.allowPrivateTargets);
+  const now = ctx.clock.now();
+  const workflow: Workflow = {
+    id: uuidv7(),
+    workspaceId,
+    name: input.name,
+    description: input.description,
+    geofenceId: input.geofenceId,
+    eventTypes: input.eventTypes,
+    actions,
+    enabled: input.enabled,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await insertWorkflow(ctx.db, workflow);
+  return workflow;
+}
+
+export async function getWorkflow(ctx: WorkflowsContext, workspaceId: string, id: string): Promise<Workflow> {
+  const workflow = await findWorkflow(ctx.db, workspaceId, id);
+  if (!workflow) throw new NotFoundError(NOT_FOUND);
+  return workflow;
+}
+
+export function listWorkflows(
+  ctx: WorkflowsContext,
+  workspaceId: string,
+  filters: { enabled?: boolean | undefined; geofenceId?: string | undefined },
+  offset: number,
+  limit: number,
+): Promise<{ workflows: Workflow[]; total: number }> {
+  return listRows(ctx.db, workspaceId, filters, offset, limit);
+}
+
+export async function updateWorkflow(
+  ctx: WorkflowsContext,
+  workspaceId: string,
+  id: string,
+  update: WorkflowUpdate,
+): Promise<Workflow> {
+  const current = await getWorkflow(ctx, workspaceId, id);
+  await checkReferences(ctx, workspaceId, update.geofenceId, update.actions);
+  const changes: WorkflowChanges = {
+    name: update.name,
+    description: update.description,
+    geofenceId: update.geofenceId,
+    eventTypes: update.eventTypes,
+    enabled: update.enabled,
+  };
+  if (update.actions) {
+    changes.actions = prepareActions(update.actions, current.actions, ctx.secretBox, ctx.allowPrivateTargets);
+  }
+  const updated = await updateRow(ctx.db, workspaceId, id, changes, ctx.clock.now());
+  if (!updated) throw new NotFoundError(NOT_FOUND);
+  return updated;
+}
+
+export async function deleteWorkflow(ctx: WorkflowsContext, workspaceId: string, id: string): Promise<void> {
+  if (!(await deleteRow(ctx.db, workspaceId, id))) throw new NotFoundError(NOT_FOUND);
+}

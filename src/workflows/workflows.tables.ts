@@ -1,0 +1,82 @@
+/** Tables of workflows (contract §6, ADR 014). */
+import type { BooleanColumn, JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
+
+export type RunStatus = 'pending' | 'success' | 'failed';
+/** Why a run exists: an event matched its trigger, or POST /workflows/{id}/test. */
+export type RunOrigin = 'event' | 'test';
+
+export interface WorkflowsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  geofence_id: string;
+  /** `["enter","exit"]`-like list of event types that trigger the workflow. */
+  event_types: JsonColumn;
+  /** The actions as stored: secrets sealed, their masks kept for answers (`StoredAction[]`). */
+  actions: JsonColumn;
+  enabled: BooleanColumn;
+  created_at: TimestampColumn;
+  updated_at: TimestampColumn;
+}
+
+export interface WorkflowRunsTable {
+  id: string;
+  workspace_id: string;
+  workflow_id: string;
+  origin: RunOrigin;
+  /** The `geofence_events` row; null for a test run. */
+  event_row_id: string | null;
+  /** Seed §6.3 `event_id`. */
+  event_id: string;
+  event_type: string;
+  /** The template context of the run (JSON text): every attempt renders the same values. */
+  context: string;
+  status: RunStatus;
+  created_at: TimestampColumn;
+  finished_at: NullableTimestampColumn;
+}
+
+/** One action of a run: a job of the workflow queue, or a webhook delivery it follows. */
+export interface WorkflowActionRunsTable {
+  id: string;
+  run_id: string;
+  workspace_id: string;
+  workflow_id: string;
+  /** Index of the action in the workflow's `actions`. */
+  position: number;
+  type: string;
+  /** The stored action (JSON text, secrets sealed) as of the run's creation or its last retry. */
+  action: string;
+  /** For a `webhook` action: the delivery that carries it. */
+  delivery_id: string | null;
+  status: RunStatus;
+  attempt_count: number;
+  response_status_code: number | null;
+  error_message: string | null;
+  created_at: TimestampColumn;
+  finished_at: NullableTimestampColumn;
+  next_retry_at: NullableTimestampColumn;
+  /** When a worker may take it: the next attempt, or the end of a lease in flight. */
+  due_at: TimestampColumn;
+  lease_owner: string | null;
+}
+
+export interface WorkflowActionAttemptsTable {
+  id: string;
+  action_run_id: string;
+  n: number;
+  started_at: TimestampColumn;
+  duration_ms: number;
+  response_status_code: number | null;
+  error_message: string | null;
+  /** At most 1 KiB of the target's answer. */
+  response_excerpt: string | null;
+}
+
+export interface WorkflowTables {
+  workflows: WorkflowsTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_action_runs: WorkflowActionRunsTable;
+  workflow_action_attempts: WorkflowActionAttemptsTable;
+}
