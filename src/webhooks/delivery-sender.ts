@@ -129,7 +129,7 @@ export async function sendAttempt(dispatcher: Dispatcher, d: OutgoingDelivery): 
   }
 }
 
-async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string | null> {
+export async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string | null> {
   const parts: Buffer[] = [];
   let length = 0;
   for await (const chunk of body) {

@@ -58,7 +58,7 @@ export const TEMPLATE_VARIABLES = [
 
 export type Escaping = 'text' | 'slack';
 
-const ESCAPES: Record<Escaping, (value: string) => string> = {
+export const ESCAPES: Record<Escaping, (value: string) => string> = {
   text: (value) => value,
   // https://api.slack.com/reference/surfaces/formatting#escaping: exactly these three.
   slack: (value) => value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;'),
