@@ -6,6 +6,7 @@
  */
 import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
+import { settleWebhookActions } from '../workflows/action-queue.repository.ts';
 import { planClaims, rateWindowStart } from './claim-policy.ts';
 import {
   type ClaimedDelivery,
@@ -39,9 +40,16 @@ export async function claimDueDeliveries(
   const { now, workerId } = options;
   const due = await selectDue(trx, capabilities, now, options.limit);
   if (due.length === 0) return [];
+  const orphans = due.filter((d) => d.webhookId === null);
   await failOrphans(
     trx,
-    due.flatMap((d) => (d.webhookId === null ? [d.id] : [])),
+    orphans.map((d) => d.id),
+  );
+  await settleWebhookActions(
+    trx,
+    orphans
+      .filter((d) => d.origin === 'workflow')
+      .map((d) => ({ deliveryId: d.id, success: false, finishedAt: now })),
   );
   const live = due.flatMap((d) => (d.webhookId === null ? [] : [{ ...d, webhookId: d.webhookId }]));
   const webhookIds = [...new Set(live.map((d) => d.webhookId))];
@@ -73,6 +81,7 @@ export async function claimDueDeliveries(
     claimed.push({
       id: d.id,
       workspaceId: d.workspaceId,
+      origin: d.origin,
       eventType: d.eventType,
       eventId: d.eventId,
       idempotencyKey: d.idempotencyKey,

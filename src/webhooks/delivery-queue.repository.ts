@@ -30,6 +30,8 @@ export interface WebhookTarget {
 export interface ClaimedDelivery {
   id: string;
   workspaceId: string;
+  /** `workflow` deliveries carry a workflow's `webhook` action, which follows their outcome. */
+  origin: DeliveryOrigin;
   eventType: DeliveryEventType;
   eventId: string;
   idempotencyKey: string;
@@ -260,6 +262,7 @@ export interface DeadLettered {
  * Records outcomes of attempts this worker made, only where it still holds the lease (a worker
  * whose lease ran out lost the delivery to another and must not overwrite its record). Failures
  * before the last attempt wait `scheduleMs[n-1]` from the failure; the last one dead-letters.
+ * Returns the dead letters and the outcomes recorded (those whose lease was still held).
  */
 export async function recordAttempts(
   trx: Executor,
@@ -268,8 +271,8 @@ export async function recordAttempts(
   scheduleMs: readonly number[],
   records: readonly AttemptRecord[],
   now: Date,
-): Promise<DeadLettered[]> {
-  if (records.length === 0) return [];
+): Promise<{ dead: DeadLettered[]; kept: AttemptRecord[] }> {
+  if (records.length === 0) return { dead: [], kept: [] };
   const maxAttempts = scheduleMs.length + 1;
   const rows = records.map((r) => {
     const n = r.delivery.attempt;
@@ -388,11 +391,14 @@ export async function recordAttempts(
       null,
     ]),
   );
-  return dead.map(({ record, dlqId }) => ({
-    dlqId,
-    delivery: record.delivery,
-    errorMessage: record.errorMessage ?? 'Delivery failed',
-  }));
+  return {
+    dead: dead.map(({ record, dlqId }) => ({
+      dlqId,
+      delivery: record.delivery,
+      errorMessage: record.errorMessage ?? 'Delivery failed',
+    })),
+    kept,
+  };
 }
 
 /**

@@ -17,6 +17,7 @@ import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../shared/encryption.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import { type SettledDelivery, settleWebhookActions } from '../workflows/action-queue.repository.ts';
 import { rateWindowsPurgeBefore } from './claim-policy.ts';
 import { claimDueDeliveries } from './delivery-claims.service.ts';
 import {
@@ -310,16 +311,22 @@ export class DeliveryWorker {
         const batch = this.results;
         this.results = [];
         try {
-          const dead = await withTransaction(this.o.db, (trx) =>
-            recordAttempts(
+          const dead = await withTransaction(this.o.db, async (trx) => {
+            const now = this.o.clock.now();
+            const recorded = await recordAttempts(
               trx,
               this.o.capabilities,
               this.id,
               this.o.retryScheduleMs,
               batch,
-              this.o.clock.now(),
-            ),
-          );
+              now,
+            );
+            await settleWebhookActions(
+              trx,
+              settledWorkflowDeliveries(recorded, this.o.retryScheduleMs.length + 1),
+            );
+            return recorded.dead;
+          });
           await this.notifyDeadLetters(dead);
         } catch (error) {
           // The leases run out and the deliveries are attempted again: at least once, never lost.
@@ -368,4 +375,16 @@ export class DeliveryWorker {
       }
     }
   }
+}
+
+/** The final outcomes of deliveries that carry a workflow's `webhook` action. */
+function settledWorkflowDeliveries(
+  recorded: { kept: readonly AttemptRecord[] },
+  maxAttempts: number,
+): SettledDelivery[] {
+  return recorded.kept.flatMap((r) =>
+    r.delivery.origin === 'workflow' && (r.success || r.delivery.attempt >= maxAttempts)
+      ? [{ deliveryId: r.delivery.id, success: r.success, finishedAt: r.finishedAt }]
+      : [],
+  );
 }

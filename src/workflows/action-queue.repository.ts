@@ -1,0 +1,222 @@
+/**
+ * The workflow queue's SQL (ADR 014, the mechanics of ADR 010): claiming due action jobs with a
+ * lease, recording attempt outcomes where the lease is still held, giving leases back, and
+ * settling `webhook` actions from their deliveries' outcomes. Each call runs in the caller's
+ * transaction; every write that finishes an action also refreshes its run's status.
+ */
+import { type SqlBool, sql } from 'kysely';
+import type { DialectCapabilities } from '../db/database.ts';
+import { insertRows, updateById } from '../db/statements.ts';
+import type { Executor } from '../db/transaction.ts';
+import { uuidv7 } from '../shared/ids.ts';
+import type { ActionOutcome } from './actions/action.ts';
+import { refreshRunStatus } from './runs.repository.ts';
+
+const pendingJob = sql<SqlBool>`status = 'pending' and delivery_id is null`;
+
+export interface ClaimedAction {
+  id: string;
+  runId: string;
+  workspaceId: string;
+  workflowId: string;
+  position: number;
+  type: string;
+  /** The stored action (JSON text, secrets sealed). */
+  action: string;
+  /** The template context of the run (JSON text). */
+  context: string;
+  /** The attempt about to be made (1-based). */
+  attempt: number;
+}
+
+/**
+ * Leases up to `limit` due jobs to `workerId` until `leaseUntil`. On PostgreSQL they are taken
+ * `FOR UPDATE SKIP LOCKED`: workers of several processes take disjoint jobs without waiting.
+ */
+export async function claimDueActions(
+  trx: Executor,
+  capabilities: DialectCapabilities,
+  options: { now: Date; workerId: string; limit: number; leaseUntil: Date },
+): Promise<ClaimedAction[]> {
+  let query = trx
+    .selectFrom('workflow_action_runs')
+    .select(['id', 'run_id', 'workspace_id', 'workflow_id', 'position', 'type', 'action', 'attempt_count'])
+    .where(pendingJob)
+    .where('due_at', '<=', options.now)
+    .orderBy('due_at')
+    .orderBy('id')
+    .limit(options.limit);
+  if (capabilities.skipLocked) query = query.forUpdate().skipLocked();
+  const due = await query.execute();
+  if (due.length === 0) return [];
+  const ids = due.map((d) => d.id);
+  await trx
+    .updateTable('workflow_action_runs')
+    .set({ due_at: options.leaseUntil, lease_owner: options.workerId })
+    .where('id', 'in', ids)
+    .execute();
+  const runs = await trx
+    .selectFrom('workflow_runs')
+    .select(['id', 'context'])
+    .where('id', 'in', [...new Set(due.map((d) => d.run_id))])
+    .execute();
+  const contexts = new Map(runs.map((r) => [r.id, r.context]));
+  return due.flatMap((d) => {
+    const context = contexts.get(d.run_id);
+    if (context === undefined) return [];
+    return [
+      {
+        id: d.id,
+        runId: d.run_id,
+        workspaceId: d.workspace_id,
+        workflowId: d.workflow_id,
+        position: d.position,
+        type: d.type,
+        action: d.action,
+        context,
+        // attempt_count moves only when an outcome is recorded: a lease that runs out repeats it.
+        attempt: d.attempt_count + 1,
+      },
+    ];
+  });
+}
+
+export interface ActionAttempt {
+  job: ClaimedAction;
+  startedAt: Date;
+  finishedAt: Date;
+  durationMs: number;
+  outcome: ActionOutcome;
+}
+
+/** An action that failed for good in a recorded batch (its owners are notified). */
+export interface FailedAction {
+  job: ClaimedAction;
+  errorMessage: string;
+}
+
+/**
+ * Records outcomes where `workerId` still holds the lease (a worker whose lease ran out lost the
+ * job to another and must not overwrite its record). A failure before the last attempt waits
+ * `scheduleMs[n-1]` from the failure; the last one fails the action for good.
+ */
+export async function recordActionAttempts(
+  trx: Executor,
+  capabilities: DialectCapabilities,
+  workerId: string,
+  scheduleMs: readonly number[],
+  attempts: readonly ActionAttempt[],
+): Promise<FailedAction[]> {
+  if (attempts.length === 0) return [];
+  const maxAttempts = scheduleMs.length + 1;
+  const rows = attempts.map(({ job, finishedAt, outcome }) => {
+    const n = job.attempt;
+    const { statusCode, errorMessage } = outcome;
+    if (outcome.success) return [job.id, 'success', n, statusCode, null, finishedAt, null, finishedAt, null];
+    if (n >= maxAttempts)
+      return [job.id, 'failed', n, statusCode, errorMessage, finishedAt, null, finishedAt, null];
+    const next = new Date(finishedAt.getTime() + (scheduleMs[n - 1] ?? 0));
+    return [job.id, 'pending', n, statusCode, errorMessage, null, next, next, null];
+  });
+  const updated = new Set(
+    await updateById(trx, capabilities, {
+      table: 'workflow_action_runs',
+      columns: [
+        { name: 'status', type: 'text' },
+        { name: 'attempt_count', type: 'integer' },
+        { name: 'response_status_code', type: 'integer' },
+        { name: 'error_message', type: 'text' },
+        { name: 'finished_at', type: 'timestamp' },
+        { name: 'next_retry_at', type: 'timestamp' },
+        { name: 'due_at', type: 'timestamp' },
+        { name: 'lease_owner', type: 'text' },
+      ],
+      rows,
+      guard: { column: 'lease_owner', value: workerId },
+    }),
+  );
+  const kept = attempts.filter((a) => updated.has(a.job.id));
+  await insertRows(
+    trx,
+    capabilities,
+    'workflow_action_attempts',
+    [
+      { name: 'id', type: 'text' },
+      { name: 'action_run_id', type: 'text' },
+      { name: 'n', type: 'integer' },
+      { name: 'started_at', type: 'timestamp' },
+      { name: 'duration_ms', type: 'double' },
+      { name: 'response_status_code', type: 'integer' },
+      { name: 'error_message', type: 'text' },
+      { name: 'response_excerpt', type: 'text' },
+    ],
+    kept.map((a) => [
+      uuidv7(),
+      a.job.id,
+      a.job.attempt,
+      a.startedAt,
+      a.durationMs,
+      a.outcome.statusCode,
+      a.outcome.errorMessage,
+      a.outcome.responseExcerpt,
+    ]),
+  );
+  const finished = kept.filter((a) => a.outcome.success || a.job.attempt >= maxAttempts);
+  await refreshRunStatus(
+    trx,
+    finished.map((a) => a.job.runId),
+    attempts[0]?.finishedAt ?? new Date(0),
+  );
+  return finished
+    .filter((a) => !a.outcome.success)
+    .map((a) => ({ job: a.job, errorMessage: a.outcome.errorMessage ?? 'The action failed' }));
+}
+
+/** Gives back leases of claimed jobs that were never attempted (a worker stopping): due at once. */
+export async function releaseActionLeases(
+  db: Executor,
+  workerId: string,
+  ids: readonly string[],
+  now: Date,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('workflow_action_runs')
+    .set({ due_at: now, lease_owner: null })
+    .where('id', 'in', [...ids])
+    .where('lease_owner', '=', workerId)
+    .where(pendingJob)
+    .execute();
+}
+
+/** A delivery of a `webhook` action whose outcome is final. */
+export interface SettledDelivery {
+  deliveryId: string;
+  success: boolean;
+  finishedAt: Date;
+}
+
+/**
+ * `webhook` actions follow their deliveries: a delivery that succeeded or failed for good settles
+ * its action and refreshes the run. Called in the transaction that records the delivery outcome.
+ */
+export async function settleWebhookActions(
+  trx: Executor,
+  settled: readonly SettledDelivery[],
+): Promise<void> {
+  if (settled.length === 0) return;
+  const runIds: string[] = [];
+  for (const success of [true, false]) {
+    const ids = settled.filter((s) => s.success === success).map((s) => s.deliveryId);
+    if (ids.length === 0) continue;
+    const rows = await trx
+      .updateTable('workflow_action_runs')
+      .set({ status: success ? 'success' : 'failed', finished_at: settled[0]?.finishedAt ?? null })
+      .where('delivery_id', 'in', ids)
+      .where('status', '=', 'pending')
+      .returning('run_id')
+      .execute();
+    runIds.push(...rows.map((r) => r.run_id));
+  }
+  await refreshRunStatus(trx, runIds, settled[0]?.finishedAt ?? new Date(0));
+}
