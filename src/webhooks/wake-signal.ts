@@ -52,8 +52,10 @@ export interface WebhookSignals {
   outbox: WakeSignal;
   /** Deliveries became due: new ones, a test, a dead-letter retry. */
   deliveries: WakeSignal;
+  /** Workflow action jobs became due: new runs, a test, a retry (ADR 014). */
+  workflowActions: WakeSignal;
 }
 
 export function createWebhookSignals(): WebhookSignals {
-  return { outbox: new WakeSignal(), deliveries: new WakeSignal() };
+  return { outbox: new WakeSignal(), deliveries: new WakeSignal(), workflowActions: new WakeSignal() };
 }

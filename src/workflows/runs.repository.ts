@@ -346,7 +346,8 @@ export async function attemptsOf(
       .selectFrom('workflow_action_attempts')
       .selectAll()
       .where('action_run_id', 'in', own)
-      .orderBy('action_run_id')
+      // A retried action starts again at n = 1: time orders its attempts.
+      .orderBy('started_at')
       .orderBy('n')
       .execute();
     for (const r of rows) {

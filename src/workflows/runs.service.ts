@@ -1,0 +1,212 @@
+/**
+ * Workflow runs (contract §6): listing them with their actions, one run with every attempt, a
+ * test run with a sample event, and the retry of a run's actions that failed for good.
+ */
+import type { Db, DialectCapabilities } from '../db/database.ts';
+import { insertRows } from '../db/statements.ts';
+import { withTransaction } from '../db/transaction.ts';
+import type { GeofenceEvent } from '../events/events.repository.ts';
+import { findGeofence } from '../geofences/geofences.repository.ts';
+import type { Clock } from '../shared/clock.ts';
+import { BadRequestError, NotFoundError } from '../shared/errors.ts';
+import { uuidv7 } from '../shared/ids.ts';
+import { DELIVERY_COLUMNS, deliveryRow } from '../webhooks/deliveries.repository.ts';
+import type { WebhookSignals } from '../webhooks/wake-signal.ts';
+import type { StoredAction } from './action-secrets.ts';
+import { requeueActions } from './run-retry.repository.ts';
+import { buildRun, emptyRunRows, insertRunRows } from './run-starter.ts';
+import {
+  type ActionRunRecord,
+  type AttemptRecordRow,
+  actionRunsOf,
+  attemptsOf,
+  findRun,
+  listRuns as listRunRows,
+  type RunRecord,
+  refreshRunStatus,
+  webhookRequests,
+} from './runs.repository.ts';
+import type { TemplateContext } from './templates.ts';
+import { findWorkflow, type Workflow } from './workflows.repository.ts';
+import type { RunStatus } from './workflows.tables.ts';
+
+export interface RunsContext {
+  db: Db;
+  capabilities: DialectCapabilities;
+  clock: Clock;
+  signals: Pick<WebhookSignals, 'deliveries' | 'workflowActions'>;
+}
+
+export interface RunView {
+  run: RunRecord;
+  actions: ActionRunRecord[];
+}
+
+export interface RunDetailView extends RunView {
+  attempts: Map<string, AttemptRecordRow[]>;
+}
+
+async function workflowOf(ctx: RunsContext, workspaceId: string, workflowId: string): Promise<Workflow> {
+  const workflow = await findWorkflow(ctx.db, workspaceId, workflowId);
+  if (!workflow) throw new NotFoundError('Workflow');
+  return workflow;
+}
+
+export async function listRuns(
+  ctx: RunsContext,
+  workspaceId: string,
+  workflowId: string,
+  status: RunStatus | undefined,
+  offset: number,
+  limit: number,
+): Promise<{ runs: RunView[]; total: number }> {
+  await workflowOf(ctx, workspaceId, workflowId);
+  const { runs, total } = await listRunRows(ctx.db, workspaceId, workflowId, status, offset, limit);
+  const actions = await actionRunsOf(
+    ctx.db,
+    runs.map((r) => r.id),
+  );
+  return {
+    runs: runs.map((run) => ({ run, actions: actions.filter((a) => a.runId === run.id) })),
+    total,
+  };
+}
+
+export async function getRun(
+  ctx: RunsContext,
+  workspaceId: string,
+  workflowId: string,
+  runId: string,
+): Promise<RunDetailView> {
+  const run = await findRun(ctx.db, workspaceId, workflowId, runId);
+  if (!run) throw new NotFoundError('Run');
+  const actions = await actionRunsOf(ctx.db, [run.id]);
+  return { run, actions, attempts: await attemptsOf(ctx.db, actions) };
+}
+
+const SAMPLE_DEVICE_ID = '00000000-0000-7000-8000-000000000000';
+
+/** A sample event in the trigger geofence: its name and metadata, a point at its centre. */
+function sampleEvent(
+  workflow: Workflow,
+  geofence: { name: string; metadata: Record<string, unknown>; bbox: number[] },
+  now: Date,
+): GeofenceEvent {
+  const [west = 0, south = 0, east = 0, north = 0] = geofence.bbox;
+  const eventType = workflow.eventTypes[0] ?? 'enter';
+  return {
+    id: uuidv7(),
+    workspaceId: workflow.workspaceId,
+    eventId: `workflow_test_${Math.floor(now.getTime() / 1000)}`,
+    eventType,
+    deviceId: SAMPLE_DEVICE_ID,
+    userId: 'sample-user',
+    geofenceId: workflow.geofenceId,
+    geofenceName: geofence.name,
+    lng: (west + east) / 2,
+    lat: (south + north) / 2,
+    locationId: uuidv7(),
+    sessionId: null,
+    occurredAt: now,
+    createdAt: now,
+    metadata: { geofence_metadata: geofence.metadata, event_metadata: { test: true } },
+  };
+}
+
+/** POST /workflows/{id}/test: a run of every action with a sample event, recorded like any other. */
+export async function testWorkflow(
+  ctx: RunsContext,
+  workspaceId: string,
+  workflowId: string,
+): Promise<string> {
+  const workflow = await workflowOf(ctx, workspaceId, workflowId);
+  const geofence = await findGeofence(ctx.db, workspaceId, workflow.geofenceId);
+  if (!geofence) throw new NotFoundError('Geofence');
+  const now = ctx.clock.now();
+  const event = sampleEvent(workflow, geofence, now);
+  const device = {
+    id: SAMPLE_DEVICE_ID,
+    name: 'Sample device',
+    externalId: null,
+    userId: 'sample-user',
+    metadata: {},
+  };
+  const runId = await withTransaction(ctx.db, async (trx) => {
+    const ids = workflow.actions.flatMap((a) => (a.type === 'webhook' ? [String(a.config.webhook_id)] : []));
+    const webhooks = await webhookRequests(trx, ids);
+    const rows = emptyRunRows();
+    const id = buildRun(rows, workflow, event, 'test', device, webhooks, now);
+    await insertRunRows(trx, ctx.capabilities, rows);
+    return id;
+  });
+  ctx.signals.workflowActions.notify();
+  ctx.signals.deliveries.notify();
+  return runId;
+}
+
+/**
+ * POST /workflows/{id}/runs/{run_id}/retry: the actions that failed for good are queued again with
+ * a fresh attempt count, each with the workflow's current config for its position when the type is
+ * unchanged (a fixed URL or key applies), else as it ran. A `webhook` action gets a new delivery.
+ */
+export async function retryRun(
+  ctx: RunsContext,
+  workspaceId: string,
+  workflowId: string,
+  runId: string,
+): Promise<RunView> {
+  const workflow = await workflowOf(ctx, workspaceId, workflowId);
+  const run = await findRun(ctx.db, workspaceId, workflowId, runId);
+  if (!run) throw new NotFoundError('Run');
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (trx) => {
+    const failed = (await actionRunsOf(trx, [run.id])).filter((a) => a.status === 'failed');
+    if (failed.length === 0) throw new BadRequestError('The run has no failed actions to retry');
+    const context = JSON.parse(run.context) as TemplateContext;
+    const current = failed.map((a) => {
+      const now_ = workflow.actions[a.position];
+      const ran = JSON.parse(a.action) as StoredAction;
+      return { job: a, action: now_ && now_.type === ran.type ? now_ : ran };
+    });
+    const webhookIds = current.flatMap((c) =>
+      c.action.type === 'webhook' ? [String(c.action.config.webhook_id)] : [],
+    );
+    const webhooks = await webhookRequests(trx, webhookIds);
+    const deliveries: unknown[][] = [];
+    const requeued = current.map(({ job, action }) => {
+      if (action.type !== 'webhook') return { id: job.id, action, deliveryId: null, error: null };
+      const webhookId = String(action.config.webhook_id);
+      const target = webhooks.get(webhookId);
+      if (!target) return { id: job.id, action, deliveryId: null, error: 'The webhook was deleted' };
+      const deliveryId = uuidv7();
+      const key = crypto.randomUUID();
+      const payload = JSON.stringify({ ...(JSON.parse(context.payload_json) as object), id: key });
+      deliveries.push(
+        deliveryRow({
+          id: deliveryId,
+          workspaceId,
+          webhookId,
+          origin: 'workflow',
+          eventRowId: null,
+          geofenceId: context.geofence.id,
+          eventType: context.event === 'geofence.exit' ? 'geofence.exit' : 'geofence.enter',
+          eventId: context.event_id,
+          idempotencyKey: key,
+          payload,
+          url: target.url,
+          method: target.method,
+          now,
+        }),
+      );
+      return { id: job.id, action, deliveryId, error: null };
+    });
+    await insertRows(trx, ctx.capabilities, 'webhook_deliveries', DELIVERY_COLUMNS, deliveries);
+    await requeueActions(trx, requeued, now);
+    await refreshRunStatus(trx, [run.id], now);
+  });
+  ctx.signals.workflowActions.notify();
+  ctx.signals.deliveries.notify();
+  const after = await findRun(ctx.db, workspaceId, workflowId, runId);
+  if (!after) throw new NotFoundError('Run');
+  return { run: after, actions: await actionRunsOf(ctx.db, [after.id]) };
+}
