@@ -5,7 +5,8 @@
  * on the target, never on the template: plain text for e-mail, SMS and JSON targets (their
  * bodies are then built by serialisation, so quotes and line breaks stay data), and Slack's own
  * `&`, `<`, `>` escaping for Slack's mrkdwn text. `{{{x}}}` and `{{&x}}` are accepted and render
- * like `{{x}}`: the target decides the escaping, so a template cannot switch it off.
+ * like `{{x}}`: the target decides the escaping, so a template cannot switch it off. Names resolve
+ * to the context's own data only, never to inherited members such as `constructor` or `toString`.
  */
 import Mustache from 'mustache';
 
@@ -68,7 +69,7 @@ export const ESCAPES: Record<Escaping, (value: string) => string> = {
 export function templateProblem(template: string): string | null {
   let tokens: unknown[];
   try {
-    tokens = Mustache.parse(template);
+    tokens = new Mustache.Writer().parse(template);
   } catch (error) {
     return `Invalid template: ${error instanceof Error ? error.message : String(error)}`;
   }
@@ -88,13 +89,62 @@ function hasPartial(tokens: readonly unknown[]): boolean {
 /** Renders `template` over `context`, each value escaped for the target. */
 export function renderTemplate(template: string, context: TemplateContext, escaping: Escaping): string {
   const escapeValue = ESCAPES[escaping];
-  // Triple mustaches would bypass `escape`: rewrite them to the escaped form first.
-  const uniform = template
-    .replace(/\{\{\{\s*([^}]*?)\s*\}\}\}/g, '{{$1}}')
-    .replace(/\{\{&\s*([^}]*?)\s*\}\}/g, '{{$1}}');
-  return Mustache.render(uniform, context, undefined, {
-    escape: (value: unknown) => escapeValue(stringOf(value)),
-  });
+  return new TargetEscapedWriter((value) => escapeValue(stringOf(value))).render(
+    template,
+    new DataContext(context),
+  );
+}
+
+/**
+ * Mustache's writer with the target's escaping on every value: unescaped tags (`{{{x}}}`, `{{&x}}`,
+ * and their forms under delimiters changed with `{{=<% %>=}}`) are rendered like escaped ones. A
+ * fresh writer per call: Mustache's shared one caches every template it ever parsed.
+ */
+class TargetEscapedWriter extends Mustache.Writer {
+  private readonly options: Mustache.RenderOptions;
+
+  constructor(escapeValue: (value: unknown) => string) {
+    super();
+    this.options = { escape: escapeValue };
+  }
+
+  override render(template: string, view: Mustache.Context): string {
+    return super.render(template, view, undefined, this.options);
+  }
+
+  override unescapedValue(token: string[], context: Mustache.Context): string {
+    return this.escapedValue(token, context, this.options);
+  }
+}
+
+/**
+ * The lookup of names over data: own properties of objects and arrays only. Mustache's own lookup
+ * follows prototypes and calls the functions it finds, so `{{metadata.__defineGetter__}}` threw
+ * and `{{device.metadata.tags.push}}` changed the context; here both are unknown names (empty).
+ */
+class DataContext extends Mustache.Context {
+  override push(view: unknown): Mustache.Context {
+    return new DataContext(view, this);
+  }
+
+  override lookup(name: string): unknown {
+    if (name === '.') return this.view;
+    const path = name.split('.');
+    for (let context: Mustache.Context | undefined = this; context; context = context.parent) {
+      const found = ownPath(context.view, path);
+      if (found) return found.value;
+    }
+    return undefined;
+  }
+}
+
+function ownPath(view: unknown, path: readonly string[]): { value: unknown } | undefined {
+  let value = view;
+  for (const name of path) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return typeof value === 'function' ? undefined : { value };
 }
 
 function stringOf(value: unknown): string {
