@@ -26,6 +26,7 @@ import { locationRoutes } from './locations/locations.routes.ts';
 import { sessionRoutes } from './tracking/sessions.routes.ts';
 import { deliveryRoutes } from './webhooks/deliveries.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
+import { workflowRoutes } from './workflows/workflows.routes.ts';
 import { workspaceRoutes } from './workspaces/workspaces.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -119,6 +120,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         db: identity.db,
         capabilities: deps.database.capabilities,
         clock: deps.clock,
+        signals: deps.signals,
+      });
+      await api.register(workflowRoutes, {
+        db: identity.db,
+        capabilities: deps.database.capabilities,
+        clock: deps.clock,
+        secretBox: deps.secretBox,
+        allowPrivateTargets: deps.config.webhookAllowPrivateTargets,
         signals: deps.signals,
       });
       await api.register(billingRoutes, { ...deps.billing, db: identity.db, clock: deps.clock });

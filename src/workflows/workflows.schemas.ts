@@ -50,6 +50,22 @@ const Actions = Type.Array(WorkflowAction, {
   description: `1..${MAX_ACTIONS} actions, run independently of each other`,
 });
 
+/**
+ * An action as answered: the config as sent (WorkflowAction), secrets masked. Not the request's
+ * `oneOf`: a masked secret need not match the input's formats.
+ */
+export const WorkflowActionOut = component(
+  'WorkflowActionRecord',
+  Type.Object({
+    type: StringEnum(ACTION_TYPES),
+    config: Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: true,
+      description: 'The config of the type (see WorkflowAction); secrets answered masked',
+    }),
+  }),
+);
+
 export const WorkflowSchema = component(
   'Workflow',
   Type.Object(
@@ -58,7 +74,7 @@ export const WorkflowSchema = component(
       name: Type.String(),
       description: Nullable(Type.String()),
       trigger: TriggerSchema,
-      actions: Type.Array(WorkflowAction),
+      actions: Type.Array(WorkflowActionOut),
       enabled: Type.Boolean(),
       created_at: Timestamp,
       updated_at: Timestamp,
