@@ -57,6 +57,8 @@ export interface Config {
   webhookPollMs: number;
   /** Delivery attempts in flight per worker at most (WEBHOOK_CONCURRENCY, default 256). */
   webhookConcurrency: number;
+  /** Bound on one workflow action attempt (WORKFLOW_ACTION_TIMEOUT, default 30s). */
+  workflowActionTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookLeaseMarginMs: durationMs('WEBHOOK_LEASE_MARGIN', 30_000),
     webhookPollMs: durationMs('WEBHOOK_POLL_INTERVAL', 1000),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', 256, 1, 10_000),
+    workflowActionTimeoutMs: durationMs('WORKFLOW_ACTION_TIMEOUT', 30_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

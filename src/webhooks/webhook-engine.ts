@@ -5,6 +5,8 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.ts';
+import type { ActionWorker } from '../workflows/action-worker.ts';
+import { createActionRuntime, createActionWorker } from '../workflows/workflow-engine.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
 import { createGuardedDispatcher } from './outbound-guard.ts';
 import { dispatchOutbox } from './outbox-dispatcher.ts';
@@ -13,6 +15,8 @@ const DISPATCH_BATCH = 500;
 
 export interface WebhookEngine {
   worker: DeliveryWorker;
+  /** Runs workflow actions; `webhook` actions are deliveries of `worker` (ADR 014). */
+  workflows: ActionWorker;
   stop(): Promise<void>;
 }
 
@@ -41,15 +45,16 @@ export function createDeliveryWorker(
   });
 }
 
-/** Dispatches the outbox until it is empty; returns the deliveries created. */
-export async function drainOutbox(deps: Deps): Promise<number> {
-  let created = 0;
+/** Dispatches the outbox until it is empty; returns the deliveries and workflow runs created. */
+export async function drainOutbox(deps: Deps): Promise<{ deliveries: number; runs: number }> {
+  const created = { deliveries: 0, runs: 0 };
   for (;;) {
     const result = await dispatchOutbox(
       { db: deps.database.db, capabilities: deps.database.capabilities, clock: deps.clock },
       DISPATCH_BATCH,
     );
-    created += result.deliveries;
+    created.deliveries += result.deliveries;
+    created.runs += result.runs;
     if (result.rows < DISPATCH_BATCH) return created;
   }
 }
@@ -57,6 +62,8 @@ export async function drainOutbox(deps: Deps): Promise<number> {
 export function startWebhookEngine(deps: Deps): WebhookEngine {
   const dispatcher = createDeliveryDispatcher(deps);
   const worker = createDeliveryWorker(deps, dispatcher);
+  const runtime = createActionRuntime(deps, dispatcher);
+  const workflows = createActionWorker(deps, runtime);
   const { signals } = deps;
   const pollMs = deps.config.webhookPollMs;
   let stopping = false;
@@ -64,7 +71,8 @@ export function startWebhookEngine(deps: Deps): WebhookEngine {
     while (!stopping) {
       try {
         const created = await drainOutbox(deps);
-        if (created > 0) signals.deliveries.notify();
+        if (created.deliveries > 0) signals.deliveries.notify();
+        if (created.runs > 0) signals.workflowActions.notify();
       } catch (error) {
         deps.logger.error({ err: error }, 'outbox dispatch failed');
       }
@@ -73,13 +81,16 @@ export function startWebhookEngine(deps: Deps): WebhookEngine {
     }
   })();
   worker.start(signals.deliveries, pollMs);
+  workflows.start(signals.workflowActions, pollMs);
   return {
     worker,
+    workflows,
     stop: async () => {
       stopping = true;
       signals.outbox.notify();
       await dispatching;
-      await worker.stop();
+      await Promise.all([worker.stop(), workflows.stop()]);
+      await runtime.databases.close();
       await dispatcher.close();
     },
   };

@@ -150,7 +150,7 @@ describe(`no value in SQL text (${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'})`, () =
     assert.equal(batch.accepted, 2);
     assert.equal(batch.events.length, 2, 'an exit and an enter');
     // The dispatcher turns the events into deliveries carrying the marker in their payload.
-    assert.equal(await drainOutbox(t.deps), 3);
+    assert.equal((await drainOutbox(t.deps)).deliveries, 3);
 
     // Everything was stored: the marker reached the database.
     const stored = expectStatus<{ name: string }>(await call(t, `/geofences/${geofence.id}`, { token }), 200);
