@@ -11,6 +11,7 @@ import type { OperationExamples } from './examples/operation-example.ts';
 import { pipelineExamples } from './examples/pipeline.ts';
 import { probeExamples } from './examples/probes.ts';
 import { webhookExamples } from './examples/webhooks.ts';
+import { workflowExamples } from './examples/workflows.ts';
 
 export const OPERATION_EXAMPLES: OperationExamples = {
   ...probeExamples,
@@ -18,6 +19,7 @@ export const OPERATION_EXAMPLES: OperationExamples = {
   ...geofenceExamples,
   ...pipelineExamples,
   ...webhookExamples,
+  ...workflowExamples,
   ...billingExamples,
 };
 

@@ -88,6 +88,11 @@ function describe(error: ErrorObject): { type: string; msg: string; extra?: stri
       };
     case 'const':
       return { type: 'literal_error', msg: `Input should be ${JSON.stringify(p.allowedValue)}` };
+    case 'discriminator':
+      // A `oneOf` chosen by a tag (workflow actions): the tag is absent, or names no branch.
+      return p.error === 'mapping'
+        ? { type: 'literal_error', msg: discriminatorMessage(error), extra: String(p.tag) }
+        : { type: 'missing', msg: 'Field required', extra: String(p.tag) };
     case 'format':
       return p.format === 'date-time'
         ? { type: 'value_error', msg: 'Input should be a valid date-time (RFC 3339, UTC years 0001..9999)' }
@@ -101,6 +106,21 @@ function describe(error: ErrorObject): { type: string; msg: string; extra?: stri
     default:
       return { type: 'value_error', msg: error.message ?? 'Invalid value' };
   }
+}
+
+/** "Input should be 'webhook', 'slack' or …", the tag values of the branches. */
+function discriminatorMessage(error: ErrorObject): string {
+  const tag = String((error.params as Record<string, unknown>).tag);
+  const branches = ((error.parentSchema as { oneOf?: unknown[] } | undefined)?.oneOf ?? []) as Array<{
+    properties?: Record<string, { const?: unknown; enum?: unknown[] }>;
+  }>;
+  const values = branches.flatMap((b) => {
+    const property = b.properties?.[tag];
+    return property?.const !== undefined ? [property.const] : (property?.enum ?? []);
+  });
+  if (values.length === 0) return `Input should be one of the documented values of '${tag}'`;
+  const quoted = values.map((v) => JSON.stringify(v));
+  return `Input should be ${quoted.slice(0, -1).join(', ')}${quoted.length > 1 ? ' or ' : ''}${quoted.at(-1)}`;
 }
 
 const isCombinator = (e: ErrorObject): boolean =>

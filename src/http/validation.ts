@@ -21,6 +21,10 @@ export function createAjv(coerceTypes: boolean | 'array'): Ajv {
     removeAdditional: false,
     allErrors: true,
     strict: false,
+    // OpenAPI's `discriminator` on a `oneOf` (workflow actions): only the named branch reports errors,
+    // and an unknown tag is answered with the tags allowed (read from the error's `parentSchema`).
+    discriminator: true,
+    verbose: coerceTypes === false,
   });
   addFormats(ajv);
   // Contract §1: timestamps both databases store; free-form objects nest at most 16 levels.

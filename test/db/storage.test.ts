@@ -72,6 +72,10 @@ describe(`storage on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
       'webhook_delivery_attempts',
       'webhook_rate_windows',
       'webhooks',
+      'workflow_action_attempts',
+      'workflow_action_runs',
+      'workflow_runs',
+      'workflows',
       'workspace_members',
       'workspaces',
     ]);

@@ -231,7 +231,7 @@ describe('delivery request', () => {
     await quietSource.step(true);
     await source.step(true);
     await quietSource.step(false);
-    const before = await drainOutbox(h.t.deps);
+    const before = (await drainOutbox(h.t.deps)).deliveries;
     assert.equal(before, 1, 'one delivery: the enter of the workspace with a webhook');
     const db = h.t.deps.database.db;
     const quietRows = await sql<{ n: number; pending: number }>`

@@ -36,7 +36,7 @@ describe('dispatch at ingestion', () => {
     const rows = await outboxOf(source.device.id);
     assert.equal(rows.length, 1, 'the event has its outbox row');
     assert.equal(rows[0]?.dispatchedAt, rows[0]?.createdAt, 'dispatched when stored');
-    assert.deepEqual(await dispatchOutbox(dispatcherContext()), { rows: 0, deliveries: 0 });
+    assert.deepEqual(await dispatchOutbox(dispatcherContext()), { rows: 0, deliveries: 0, runs: 0 });
   });
 
   test('an enabled webhook: the row waits for the dispatcher, which fans it out', async () => {
