@@ -288,6 +288,49 @@ describe('workflow action retries (1 s schedule)', () => {
     assert.equal(done.status, 'success');
     assert.equal(actionOf(done, 'slack').attempt_count, 1);
   });
+
+  test('a retry runs the action as it ran when its position now holds another type', async () => {
+    fake.reset();
+    fake.answer(SLACK_PATH, SLACK_DOWN);
+    const source = await eventSource(h, 20, 20);
+    const workflow = await createWorkflow(h, {
+      name: 'Replaced',
+      trigger: { geofence_id: source.geofence.id, event_types: ['enter'] },
+      actions: [{ type: 'slack', config: { webhook_url: fake.url(SLACK_PATH), message: 'as it ran' } }],
+    });
+    await source.step(true);
+    await runDue(h);
+    const run = await onlyRun(h, workflow.id);
+    await failUntilExhausted(h, workflow.id, run.id, () => SECOND);
+    await h.relogin();
+    expectStatus(
+      await call(h.t, `/workflows/${workflow.id}`, {
+        token: h.token,
+        method: 'PATCH',
+        body: { actions: [{ type: 'discord', config: { webhook_url: fake.url(DISCORD_PATH) } }] },
+      }),
+      200,
+      'replace the action',
+    );
+    fake.answer(SLACK_PATH, { status: 200, body: 'ok' });
+    expectStatus(
+      await call(h.t, `/workflows/${workflow.id}/runs/${run.id}/retry`, { token: h.token, method: 'POST' }),
+      202,
+      'retry',
+    );
+    await runDue(h);
+    assert.equal(fake.accepted('discord').length, 0, 'the new action is not this run’s');
+    assert.deepEqual(
+      slackRequests().map((r) => (r.json as { text: string }).text),
+      Array(8).fill('as it ran'),
+    );
+    const done = await getRun(h, workflow.id, run.id);
+    assert.equal(done.status, 'success');
+    assert.deepEqual(
+      done.actions.map((a) => [a.type, a.status, a.attempt_count]),
+      [['slack', 'success', 1]],
+    );
+  });
 });
 
 describe('workflow action retries on the default schedule', () => {
