@@ -47,6 +47,7 @@ export async function claimDueDeliveries(
   );
   await settleWebhookActions(
     trx,
+    capabilities,
     orphans
       .filter((d) => d.origin === 'workflow')
       .map((d) => ({ deliveryId: d.id, success: false, finishedAt: now })),

@@ -323,6 +323,7 @@ export class DeliveryWorker {
             );
             await settleWebhookActions(
               trx,
+              this.o.capabilities,
               settledWorkflowDeliveries(recorded, this.o.retryScheduleMs.length + 1),
             );
             return recorded.dead;

@@ -10,7 +10,7 @@ import { insertRows, updateById } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import type { ActionOutcome } from './actions/action.ts';
-import { refreshRunStatus } from './runs.repository.ts';
+import { lockRuns, refreshRunStatus } from './runs.repository.ts';
 
 const pendingJob = sql<SqlBool>`status = 'pending' and delivery_id is null`;
 
@@ -108,6 +108,11 @@ export async function recordActionAttempts(
   attempts: readonly ActionAttempt[],
 ): Promise<FailedAction[]> {
   if (attempts.length === 0) return [];
+  await lockRuns(
+    trx,
+    capabilities,
+    attempts.map((a) => a.job.runId),
+  );
   const maxAttempts = scheduleMs.length + 1;
   const rows = attempts.map(({ job, finishedAt, outcome }) => {
     const n = job.attempt;
@@ -202,9 +207,24 @@ export interface SettledDelivery {
  */
 export async function settleWebhookActions(
   trx: Executor,
+  capabilities: DialectCapabilities,
   settled: readonly SettledDelivery[],
 ): Promise<void> {
   if (settled.length === 0) return;
+  const owners = await trx
+    .selectFrom('workflow_action_runs')
+    .select('run_id')
+    .where(
+      'delivery_id',
+      'in',
+      settled.map((s) => s.deliveryId),
+    )
+    .execute();
+  await lockRuns(
+    trx,
+    capabilities,
+    owners.map((o) => o.run_id),
+  );
   const runIds: string[] = [];
   for (const success of [true, false]) {
     const ids = settled.filter((s) => s.success === success).map((s) => s.deliveryId);

@@ -150,6 +150,28 @@ export async function insertRuns(
 }
 
 /**
+ * Locks these runs (PostgreSQL), in id order, before their actions change. Two transactions that
+ * finish sibling actions of one run then refresh its status one after the other, the second seeing
+ * the first's write; without the lock each sees the other's action still pending (READ COMMITTED)
+ * and the run stays `pending` for good. Runs before actions is also the order of a cascading
+ * delete, so the two cannot deadlock. SQLite serialises writers instead.
+ */
+export async function lockRuns(
+  trx: Executor,
+  capabilities: DialectCapabilities,
+  runIds: readonly string[],
+): Promise<void> {
+  if (!capabilities.rowLocks || runIds.length === 0) return;
+  await trx
+    .selectFrom('workflow_runs')
+    .select('id')
+    .where('id', 'in', [...new Set(runIds)])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/**
  * Sets each run's status from its actions: `pending` while any is, else `failed` if one failed
  * for good, else `success`; `finished_at` when none is pending any more.
  */

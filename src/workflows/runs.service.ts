@@ -22,6 +22,7 @@ import {
   attemptsOf,
   findRun,
   listRuns as listRunRows,
+  lockRuns,
   type RunRecord,
   refreshRunStatus,
   webhookRequests,
@@ -160,6 +161,8 @@ export async function retryRun(
   if (!run) throw new NotFoundError('Run');
   const now = ctx.clock.now();
   await withTransaction(ctx.db, async (trx) => {
+    // Under the run's lock, like the workers' records: its status is refreshed from every action.
+    await lockRuns(trx, ctx.capabilities, [run.id]);
     const failed = (await actionRunsOf(trx, [run.id])).filter((a) => a.status === 'failed');
     if (failed.length === 0) throw new BadRequestError('The run has no failed actions to retry');
     const context = JSON.parse(run.context) as TemplateContext;
