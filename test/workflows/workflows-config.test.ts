@@ -57,7 +57,7 @@ const slackUrl = (path = SECRET.slackPath) => `https://hooks.slack.com/${path}`;
 const dbUrl = (password = SECRET.dbPassword) => `postgres://warehouse:${password}@db.example.com:5432/ops`;
 
 /** One action of each of the nine types, every optional field set. */
-function nineActions(webhookId: string) {
+function nineActions(webhookId: string): Array<{ type: string; config: Record<string, unknown> }> {
   return [
     { type: 'webhook', config: { webhook_id: webhookId } },
     {
@@ -265,7 +265,7 @@ describe('workflow configuration', () => {
       await openedSecrets(created.id),
       sent.map((a) => {
         const field = SECRET_FIELDS[a.type];
-        return field ? { [field]: (a.config as Record<string, string>)[field] } : {};
+        return field ? { [field]: String(a.config[field]) } : {};
       }),
       'each sealed secret opens to the value sent',
     );
@@ -411,7 +411,7 @@ describe('workflow configuration', () => {
     const originals = () =>
       nineActions(webhookId).map((a) => {
         const field = SECRET_FIELDS[a.type];
-        return field ? { [field]: (a.config as Record<string, string>)[field] } : {};
+        return field ? { [field]: String(a.config[field]) } : {};
       });
 
     test('left out → kept', async () => {
