@@ -89,8 +89,9 @@ function describe(error: ErrorObject): { type: string; msg: string; extra?: stri
     case 'const':
       return { type: 'literal_error', msg: `Input should be ${JSON.stringify(p.allowedValue)}` };
     case 'discriminator':
-      // A `oneOf` chosen by a tag (workflow actions): the tag is absent, or names no branch.
-      return p.error === 'mapping'
+      // A `oneOf` chosen by a tag (workflow actions): the tag is absent, or present (of any JSON
+      // type, ajv's `tagValue`) but naming no branch.
+      return p.error === 'mapping' || p.tagValue !== undefined
         ? { type: 'literal_error', msg: discriminatorMessage(error), extra: String(p.tag) }
         : { type: 'missing', msg: 'Field required', extra: String(p.tag) };
     case 'format':

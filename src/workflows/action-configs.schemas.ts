@@ -34,11 +34,12 @@ const SECRET_NOTE =
   'Stored encrypted and answered masked ("…" and at most its last 4 characters). Required when the ' +
   'action is created; an update that leaves it out (or sends the masked value back) keeps it.';
 
+// No `format: 'uri'`: the masked value an update may send back ("https://host/…abcd") is not an
+// RFC 3986 URI. A new value is checked as a URL by the service (checkActionTargets).
 const ChatUrl = (service: string) =>
   Type.String({
     minLength: 1,
     maxLength: 2048,
-    format: 'uri',
     description: `The ${service} incoming-webhook URL (http or https). Its path is a secret: answered as the origin and a masked path. ${SECRET_NOTE}`,
   });
 

@@ -63,6 +63,8 @@ describe('tenant isolation: every route with an id answers 404 for another works
   let bEvent: { id: string };
   /** Path-parameter name → an id that exists in workspace B (or belongs to B's people). */
   let bIds: Record<string, string>;
+  /** A's own workflow: B's run must not be reachable under it either. */
+  let aWorkflowId: string;
 
   before(async () => {
     t = await startIdentityApp();
@@ -147,6 +149,45 @@ describe('tenant isolation: every route with an id answers 404 for another works
         requeued_at: null,
       })
       .execute();
+    // A workflow on B's geofence and a test run of it (pending: no worker runs its action).
+    const bWorkflow = expectStatus<{ id: string }>(
+      await call(t, '/workflows', {
+        ...bToken,
+        body: {
+          name: 'B flow',
+          trigger: { geofence_id: bGeofence.id, event_types: ['enter'] },
+          actions: [{ type: 'webhook', config: { webhook_id: bWebhook.id } }],
+        },
+      }),
+      201,
+      'B creates a workflow',
+    );
+    const bRun = expectStatus<{ run_id: string }>(
+      await call(t, `/workflows/${bWorkflow.id}/test`, { ...bToken, method: 'POST' }),
+      202,
+      'B test-runs its workflow',
+    );
+    const aToken = { token: a.tokens.access_token };
+    const aGeofence = expectStatus<GeofenceOut>(
+      await call(t, '/geofences', {
+        ...aToken,
+        body: { name: 'A fence', geometry: { type: 'Circle', coordinates: [2.35, 48.85], radius: 500 } },
+      }),
+      201,
+      'A creates a geofence',
+    );
+    aWorkflowId = expectStatus<{ id: string }>(
+      await call(t, '/workflows', {
+        ...aToken,
+        body: {
+          name: 'A flow',
+          trigger: { geofence_id: aGeofence.id, event_types: ['exit'] },
+          actions: [{ type: 'email', config: { to: ['ops@example.com'] } }],
+        },
+      }),
+      201,
+      'A creates a workflow',
+    ).id;
     bIds = {
       webhook_id: bWebhook.id,
       delivery_id: bDelivery.delivery_id,
@@ -159,6 +200,8 @@ describe('tenant isolation: every route with an id answers 404 for another works
       device_id: bDevice.id,
       session_id: bSession.id,
       event_id: bEvent.id,
+      workflow_id: bWorkflow.id,
+      run_id: bRun.run_id,
     };
   });
   after(async () => t?.close());
@@ -220,6 +263,9 @@ describe('tenant isolation: every route with an id answers 404 for another works
             name: 'A’s workspace, B’s other ids',
             values: { ...bIds, workspace_id: a.workspace.id },
           });
+        }
+        if (op.pathParams.includes('run_id')) {
+          variants.push({ name: 'A’s workflow, B’s run', values: { ...bIds, workflow_id: aWorkflowId } });
         }
         const callers: Array<{ name: string; credentials: { token?: string; apiKey?: string } }> = [
           { name: 'A owner (JWT)', credentials: { token: a.tokens.access_token } },
@@ -297,5 +343,19 @@ describe('tenant isolation: every route with an id answers 404 for another works
       200,
     );
     assert.equal(locations.pagination.total, 1, 'only B’s own location');
+    // B's workflow kept its name and state, and its one run.
+    const workflow = expectStatus<{ name: string; enabled: boolean }>(
+      await call(t, `/workflows/${bIds.workflow_id}`, { token }),
+      200,
+    );
+    assert.deepEqual([workflow.name, workflow.enabled], ['B flow', true]);
+    const runs = expectStatus<Page<{ id: string }>>(
+      await call(t, `/workflows/${bIds.workflow_id}/runs`, { token }),
+      200,
+    );
+    assert.deepEqual(
+      runs.results.map((r) => r.id),
+      [bIds.run_id],
+    );
   });
 });
