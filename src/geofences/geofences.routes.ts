@@ -47,6 +47,11 @@ export async function geofenceRoutes(
         geometry: body.geometry,
         metadata: body.metadata,
         enabled: body.enabled,
+        rules: {
+          dwellSeconds: body.dwell_seconds ?? null,
+          exitBufferM: body.exit_buffer_m ?? null,
+          maxAccuracyM: body.max_accuracy_m ?? null,
+        },
       });
       return reply.status(201).send(geofenceOut(geofence));
     },
@@ -148,6 +153,11 @@ export async function geofenceRoutes(
           geometry: body.geometry,
           metadata: body.metadata,
           enabled: body.enabled,
+          rules: {
+            dwellSeconds: body.dwell_seconds,
+            exitBufferM: body.exit_buffer_m,
+            maxAccuracyM: body.max_accuracy_m,
+          },
         },
       );
       return geofenceOut(geofence);

@@ -65,6 +65,28 @@ component('CircleGeometry', CircleOut);
 const GeometryOut = Type.Union([PolygonOut, CircleOut], { description: 'The stored (normalised) geometry' });
 component('GeofenceGeometry', GeometryOut);
 
+const DWELL_NOTE =
+  'A device that stays inside this long after an `enter` gets one `dwell` event for that visit, at enter ' +
+  'time + dwell_seconds, whether or not it reports again (a durable timer; an `exit` before then cancels it). ' +
+  'null = no dwell events.';
+const BUFFER_NOTE =
+  'Once inside, a device stays inside until it is more than this many metres outside the geometry (from ' +
+  'the nearest boundary point, or from the circle): no enter/exit flapping on an edge. null = exit as soon as ' +
+  'the point is outside.';
+const ACCURACY_NOTE =
+  'A location whose `accuracy` is larger (worse) than this changes nothing for this geofence (no enter, no ' +
+  'exit); a location without `accuracy` counts. null = every location counts.';
+
+const DwellSeconds = Nullable(
+  Type.Integer({ minimum: 60, maximum: 86_400, description: `Seconds, 60..86,400. ${DWELL_NOTE}` }),
+);
+const ExitBufferM = Nullable(
+  Type.Number({ minimum: 1, maximum: 1000, description: `Metres, 1..1,000. ${BUFFER_NOTE}` }),
+);
+const MaxAccuracyM = Nullable(
+  Type.Number({ minimum: 1, maximum: 10_000, description: `Metres, 1..10,000. ${ACCURACY_NOTE}` }),
+);
+
 export const GeofenceSchema = Type.Object({
   id: Id,
   workspace_id: Id,
@@ -80,6 +102,9 @@ export const GeofenceSchema = Type.Object({
     description:
       '[west, south, east, north] (GeoJSON order); west > east for a circle crossing the antimeridian',
   }),
+  dwell_seconds: DwellSeconds,
+  exit_buffer_m: ExitBufferM,
+  max_accuracy_m: MaxAccuracyM,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -104,6 +129,9 @@ export const CreateGeofenceBody = Type.Object(
     geometry: GeometryIn,
     metadata: Type.Optional(Metadata),
     enabled: Type.Optional(Type.Boolean({ default: true })),
+    dwell_seconds: Type.Optional(DwellSeconds),
+    exit_buffer_m: Type.Optional(ExitBufferM),
+    max_accuracy_m: Type.Optional(MaxAccuracyM),
   },
   { additionalProperties: false },
 );
@@ -116,6 +144,9 @@ export const UpdateGeofenceBody = Type.Object(
     geometry: Type.Optional(GeometryIn),
     metadata: Type.Optional(freeObject('Replaces the metadata whole')),
     enabled: Type.Optional(Type.Boolean()),
+    dwell_seconds: Type.Optional(DwellSeconds),
+    exit_buffer_m: Type.Optional(ExitBufferM),
+    max_accuracy_m: Type.Optional(MaxAccuracyM),
   },
   {
     additionalProperties: false,
@@ -152,6 +183,9 @@ export function geofenceOut(g: Geofence) {
     metadata: g.metadata,
     enabled: g.enabled,
     bbox: g.bbox,
+    dwell_seconds: g.rules.dwellSeconds,
+    exit_buffer_m: g.rules.exitBufferM,
+    max_accuracy_m: g.rules.maxAccuracyM,
     created_at: g.createdAt.toISOString(),
     updated_at: g.updatedAt.toISOString(),
   };

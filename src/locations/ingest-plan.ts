@@ -67,7 +67,7 @@ export function planDevices(
     const steps: PlannedLocation[] = [];
     for (const item of group) {
       const { lng, lat, recordedAt } = item.location;
-      const evaluation = evaluateLocation(cursor, index, lng, lat, recordedAt);
+      const evaluation = evaluateLocation(cursor, index, lng, lat, recordedAt, item.location.accuracy);
       const outOfOrder = evaluation.outOfOrder;
       const stored = storedLocation(workspaceId, device, item.location, receivedAt, outOfOrder);
       if (evaluation.outOfOrder) {

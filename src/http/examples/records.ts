@@ -106,6 +106,9 @@ export const geofence = {
   metadata: { region: 'north' },
   enabled: true,
   bbox: [13.3777, 52.5155, 13.3795, 52.5163],
+  dwell_seconds: null,
+  exit_buffer_m: null,
+  max_accuracy_m: null,
   created_at: CREATED,
   updated_at: UPDATED,
 };
