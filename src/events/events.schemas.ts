@@ -13,8 +13,8 @@ export const EventSchema = Type.Object({
       '`<geofence_id>_<enter|exit>_<epoch_seconds of the location timestamp>` (seed §6.3); `data.event_id` ' +
       'of webhook payloads. Not unique across devices: address an event by `id`.',
   }),
-  event_type: StringEnum(['enter', 'exit']),
-  event: StringEnum(['geofence.enter', 'geofence.exit']),
+  event_type: StringEnum(['enter', 'exit', 'dwell']),
+  event: StringEnum(['geofence.enter', 'geofence.exit', 'geofence.dwell']),
   device_id: Id,
   user_id: Type.String({ description: "The device's user_id, or the device id when it has none" }),
   geofence_id: Id,
@@ -37,7 +37,7 @@ export const ListEventsQuery = Type.Object({
   ...PaginationQuery.properties,
   device_id: Type.Optional(Type.String()),
   geofence_id: Type.Optional(Type.String()),
-  event_type: Type.Optional(StringEnum(['enter', 'exit'])),
+  event_type: Type.Optional(StringEnum(['enter', 'exit', 'dwell'])),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'occurred_at ≥ from' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'occurred_at ≤ to' })),
 });

@@ -1,6 +1,6 @@
 import type { JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
 
-export type EventType = 'enter' | 'exit';
+export type EventType = 'enter' | 'exit' | 'dwell';
 
 export interface GeofenceEventsTable {
   id: string;

@@ -30,6 +30,7 @@ import { addEventUsage, usagePeriod } from '../usage/usage.repository.ts';
 import type { ContainmentIndex } from './evaluate.ts';
 import { buildRows, type IngestItem, planDevices } from './ingest-plan.ts';
 import { insertLocations, type StoredLocation } from './locations.repository.ts';
+import { readDwellState, writePresence } from './presence.repository.ts';
 
 export type { IngestItem } from './ingest-plan.ts';
 
@@ -68,7 +69,9 @@ export async function ingestLocations(
     // Read, under the devices' row locks.
     const deviceIds = [...new Set(items.map((i) => i.deviceId))];
     const devices = await lockDevices(trx, ctx.capabilities, workspaceId, deviceIds);
-    const plan = planDevices(workspaceId, items, devices, index, now);
+    // Stored dwell timers matter only where some geofence sets a rule (contract §4.5).
+    const dwell = index.hasRules === true ? await readDwellState(trx, [...devices.keys()]) : undefined;
+    const plan = planDevices(workspaceId, items, devices, index, now, dwell);
     const sessionIds = plan.devices.flatMap((d) =>
       d.device.activeSessionId ? [d.device.activeSessionId] : [],
     );
@@ -95,6 +98,7 @@ export async function ingestLocations(
     await insertEventsWithOutbox(writes, ctx.capabilities, rows.events, subscribed ? null : now);
     await saveSummaries(writes, ctx.capabilities, workspaceId, rows.sessions);
     await saveTrackingStates(writes, ctx.capabilities, workspaceId, rows.states);
+    await writePresence(trx, writes, ctx.capabilities, workspaceId, rows.presence);
     await addEventUsage(writes, ctx.capabilities, workspaceId, usagePeriod(now), rows.events.length);
     return {
       result: {
