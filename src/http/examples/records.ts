@@ -161,6 +161,17 @@ export const event = {
   metadata: { geofence_metadata: { region: 'north' }, event_metadata: { trip: 'T-1001' } },
 };
 
+/** The `dwell` of the same visit (contract §4.5), with a geofence `dwell_seconds` of 600. */
+export const dwellEvent = {
+  ...event,
+  id: '0197a0c2-3b18-71c9-85a6-314151617182',
+  event_id: `${ids.geofence}_dwell_1773145200`,
+  event_type: 'dwell',
+  event: 'geofence.dwell',
+  occurred_at: '2026-03-10T12:20:00.000Z',
+  created_at: '2026-03-10T12:20:00.150Z',
+};
+
 export const trackingSession = {
   id: ids.session,
   device_id: ids.device,
