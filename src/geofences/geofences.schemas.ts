@@ -1,9 +1,11 @@
 /** Request and response schemas of /geofences (contract §3), and the record's JSON form. */
 import { Type } from 'typebox';
+import { LastLocationSchema } from '../devices/devices.schemas.ts';
 import { component } from '../http/components.ts';
 import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Geofence } from './geofences.repository.ts';
+import type { DeviceInside } from './presence.repository.ts';
 
 const GEOMETRY_RULES = `Geometry: a GeoJSON \`Polygon\` (exterior ring, then optional holes; positions \`[lng, lat]\`,
 an optional altitude is dropped) or \`{"type": "Circle", "coordinates": [lng, lat], "radius": <metres, 1..100000>}\`.
@@ -171,6 +173,49 @@ export const ContainsQuery = Type.Object({
   lat: Type.Number({ minimum: -90, maximum: 90, description: 'Latitude, −90..90' }),
   ...PaginationQuery.properties,
 });
+
+/** An item of GET /geofences/{id}/devices (contract §4.5). */
+export const GeofenceDeviceSchema = component(
+  'GeofenceDevice',
+  Type.Object(
+    {
+      device_id: Id,
+      name: Type.String(),
+      external_id: Nullable(Type.String({ description: 'Your own identifier of the device' })),
+      user_id: Nullable(Type.String({ description: 'Your identifier of the person or asset carrying it' })),
+      entered_at: Type.String({
+        format: 'date-time',
+        description: 'When the current visit began: the timestamp of the location of its `enter`',
+      }),
+      dwelling: Type.Boolean({
+        description:
+          "True once this visit's `dwell` event happened (the device stayed the geofence's `dwell_seconds`); " +
+          'always false for a geofence without `dwell_seconds`',
+      }),
+      last_seen_at: Nullable(
+        Type.String({
+          format: 'date-time',
+          description: "When the device's newest evaluated location arrived",
+        }),
+      ),
+      last_location: Nullable(LastLocationSchema),
+    },
+    { description: 'A device inside the geofence now' },
+  ),
+);
+
+export function geofenceDeviceOut(d: DeviceInside) {
+  return {
+    device_id: d.deviceId,
+    name: d.name,
+    external_id: d.externalId,
+    user_id: d.userId,
+    entered_at: d.enteredAt.toISOString(),
+    dwelling: d.dwelledAt !== null,
+    last_seen_at: d.lastSeenAt?.toISOString() ?? null,
+    last_location: d.lastLocation,
+  };
+}
 
 export function geofenceOut(g: Geofence) {
   return {

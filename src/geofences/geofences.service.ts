@@ -27,6 +27,7 @@ import {
   updateGeofence as updateRow,
 } from './geofences.repository.ts';
 import { parseGeometryInput } from './geometry-input.ts';
+import { type DeviceInside, listDevicesInside } from './presence.repository.ts';
 import { type FenceRules, NO_RULES } from './workspace-fences.ts';
 
 export interface GeofencesContext {
@@ -208,4 +209,19 @@ export async function geofencesContaining(
   const ids = await ctx.registry.query(workspaceId, lng, lat);
   if (ids.length === 0) return { geofences: [], total: 0 };
   return pageEnabledByIds(ctx.db, workspaceId, ids, offset, limit);
+}
+
+/**
+ * The devices inside the workspace's geofence `id` now (contract §4.5), the latest to enter first;
+ * NotFound for a geofence that is absent or of another workspace.
+ */
+export async function devicesInside(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  id: string,
+  offset: number,
+  limit: number,
+): Promise<{ devices: DeviceInside[]; total: number }> {
+  await getGeofence(ctx, workspaceId, id);
+  return listDevicesInside(ctx.db, workspaceId, id, offset, limit);
 }
