@@ -1,42 +1,11 @@
 /**
- * SQL for `geofence_presence` (contract §4.5): one row per device inside a geofence now. Ingestion
- * writes a row with the enter and deletes it with the exit; the dwell worker sets `dwelled_at`.
- * Here: the write of a visit and the read of GET /geofences/{id}/devices, scoped by workspace.
+ * The read of GET /geofences/{id}/devices (contract §4.5): `geofence_presence`, one row per device
+ * inside a geofence now (written by ingestion, src/locations/presence.repository.ts; `dwelled_at`
+ * set by whichever fires the dwell), joined to the devices, scoped by workspace.
  */
 import { fromJson, toDate, toDateOrNull } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LastLocation } from '../devices/devices.repository.ts';
-
-/** A visit as ingestion records it: who entered where, when, and when its dwell is due. */
-export interface Presence {
-  deviceId: string;
-  geofenceId: string;
-  workspaceId: string;
-  enteredAt: Date;
-  /** Enter time + the geofence's `dwell_seconds`; null when it has no dwell rule. */
-  dwellDueAt: Date | null;
-}
-
-/**
- * Records that a device is inside a geofence from `enteredAt`. Ingestion calls it in the
- * transaction of the enter event (one row per device and geofence: the primary key refuses a
- * second visit that was not ended by an exit).
- */
-export async function insertPresence(db: Executor, presence: Presence): Promise<void> {
-  await db
-    .insertInto('geofence_presence')
-    .values({
-      device_id: presence.deviceId,
-      geofence_id: presence.geofenceId,
-      workspace_id: presence.workspaceId,
-      entered_at: presence.enteredAt,
-      dwell_due_at: presence.dwellDueAt,
-      dwelled_at: null,
-      lease_until: null,
-      lease_owner: null,
-    })
-    .execute();
-}
 
 /** A device inside a geofence now, with what GET /geofences/{id}/devices shows of it. */
 export interface DeviceInside {

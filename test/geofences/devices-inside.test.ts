@@ -1,13 +1,12 @@
 /**
  * GET /geofences/{id}/devices (contract §4.5): the devices inside a geofence now, read from
- * `geofence_presence` (rows written here through `insertPresence`, the repository function
- * ingestion records visits with), joined to the devices. Newest `entered_at` first, the list
+ * `geofence_presence` (rows seeded here directly, so that visits of chosen times can be listed;
+ * ingestion's own writes are tested in test/locations), joined to the devices. Newest `entered_at` first, the list
  * envelope and its pagination, `dwelling` once the visit's dwell happened, only this geofence's
  * visits, and 404 for an absent geofence or one of another workspace.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { insertPresence } from '../../src/geofences/presence.repository.ts';
 import type { TestApp } from '../helpers/app.ts';
 import {
   call,
@@ -84,13 +83,19 @@ describe('GET /geofences/{id}/devices', () => {
 
     const { db } = t.deps.database;
     const visit = (device: string, geofence: GeofenceOut, enteredAt: Date, dwellSeconds: number | null) =>
-      insertPresence(db, {
-        deviceId: device,
-        geofenceId: geofence.id,
-        workspaceId: owner.workspace.id,
-        enteredAt,
-        dwellDueAt: dwellSeconds === null ? null : new Date(enteredAt.getTime() + dwellSeconds * 1000),
-      });
+      db
+        .insertInto('geofence_presence')
+        .values({
+          device_id: device,
+          geofence_id: geofence.id,
+          workspace_id: owner.workspace.id,
+          entered_at: enteredAt,
+          dwell_due_at: dwellSeconds === null ? null : new Date(enteredAt.getTime() + dwellSeconds * 1000),
+          dwelled_at: null,
+          lease_until: null,
+          lease_owner: null,
+        })
+        .execute();
     await visit(devices.truck, yard, minute(1), 600);
     await visit(devices.van, yard, minute(3), 600);
     await visit(devices.bike, yard, minute(3), 600);

@@ -10,15 +10,25 @@ describe('dwell smoke', () => {
     try {
       const user = await signUp(t, 'dwell');
       const token = user.tokens.access_token;
-      const fence = await createGeofence(t, { token }, { name: 'Depot', geometry: circle(13.4, 52.5, 200), dwell_seconds: 300 } as never);
+      const fence = await createGeofence(t, { token }, {
+        name: 'Depot',
+        geometry: circle(13.4, 52.5, 200),
+        dwell_seconds: 300,
+      } as never);
       console.log('fence', JSON.stringify(fence));
-      const device = expectStatus<{ id: string }>(await call(t, '/devices', { token, body: { name: 'truck' } }), 201);
+      const device = expectStatus<{ id: string }>(
+        await call(t, '/devices', { token, body: { name: 'truck' } }),
+        201,
+      );
       const t0 = t.clock.now();
       const post = async (inside: boolean, at: Date) =>
-        expectStatus<{ events: unknown[] }>(await call(t, `/devices/${device.id}/locations`, {
-          token,
-          body: { coordinates: inside ? [13.4, 52.5] : [14.4, 52.5], timestamp: at.toISOString() },
-        }), 201);
+        expectStatus<{ events: unknown[] }>(
+          await call(t, `/devices/${device.id}/locations`, {
+            token,
+            body: { coordinates: inside ? [13.4, 52.5] : [14.4, 52.5], timestamp: at.toISOString() },
+          }),
+          201,
+        );
       console.log(JSON.stringify(await post(true, t0)));
       const worker = createDwellWorker(t.deps);
       t.clock.advance(299_000);
@@ -26,8 +36,9 @@ describe('dwell smoke', () => {
       t.clock.advance(1000);
       assert.equal(await worker.runOnce(), 1);
       assert.equal(await worker.runOnce(), 0);
-      const events = expectStatus<{ results: Array<{ event_type: string; event_id: string; occurred_at: string }> }>(
-        await call(t, '/events', { token }), 200);
+      const events = expectStatus<{
+        results: Array<{ event_type: string; event_id: string; occurred_at: string }>;
+      }>(await call(t, '/events', { token }), 200);
       console.log(JSON.stringify(events.results.map((e) => [e.event_type, e.event_id, e.occurred_at])));
       // exit before the dwell of a second visit
       await post(false, new Date(t.clock.now().getTime()));
