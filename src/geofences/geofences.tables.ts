@@ -31,7 +31,7 @@ export interface GeofenceVersionsTable {
 /**
  * A device inside a geofence now (contract §4.5): written by ingestion with the enter, deleted with
  * the exit. `dwell_due_at` is the visit's dwell timer (null when the geofence has no dwell rule);
- * `dwelled_at` is set once its dwell event exists. The lease fields belong to the dwell worker.
+ * `dwelled_at` is set once its dwell event exists (ADR 015).
  */
 export interface GeofencePresenceTable {
   device_id: string;
@@ -40,6 +40,4 @@ export interface GeofencePresenceTable {
   entered_at: TimestampColumn;
   dwell_due_at: NullableTimestampColumn;
   dwelled_at: NullableTimestampColumn;
-  lease_until: NullableTimestampColumn;
-  lease_owner: string | null;
 }

@@ -92,8 +92,6 @@ describe('GET /geofences/{id}/devices', () => {
           entered_at: enteredAt,
           dwell_due_at: dwellSeconds === null ? null : new Date(enteredAt.getTime() + dwellSeconds * 1000),
           dwelled_at: null,
-          lease_until: null,
-          lease_owner: null,
         })
         .execute();
     await visit(devices.truck, yard, minute(1), 600);

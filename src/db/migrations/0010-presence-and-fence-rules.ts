@@ -22,8 +22,6 @@ export const presenceAndFenceRules: Migration = {
       .addColumn('entered_at', t.timestamp, (c) => c.notNull())
       .addColumn('dwell_due_at', t.timestamp)
       .addColumn('dwelled_at', t.timestamp)
-      .addColumn('lease_until', t.timestamp)
-      .addColumn('lease_owner', 'text')
       .addPrimaryKeyConstraint('geofence_presence_pk', ['device_id', 'geofence_id'])
       .execute();
     await db.schema
