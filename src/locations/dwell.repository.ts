@@ -17,17 +17,23 @@ export interface DueVisit {
   dueAt: Date;
 }
 
-const pendingDwell = sql<SqlBool>`dwelled_at is null`;
+const pendingDwell = sql<SqlBool>`p.dwelled_at is null`;
 
-/** Up to `limit` visits whose dwell is due at `now`, oldest first (read without locks). */
+/**
+ * Up to `limit` visits whose dwell is due at `now`, oldest first (read without locks). Only visits
+ * of enabled geofences: a disabled one produces no event (contract §4.3), and its pending visits,
+ * left until the device reports again, must neither fill every round nor wake the worker at once.
+ */
 export async function dueVisits(db: Executor, now: Date, limit: number): Promise<DueVisit[]> {
   const rows = await db
-    .selectFrom('geofence_presence')
-    .select(['device_id', 'geofence_id', 'workspace_id', 'dwell_due_at'])
+    .selectFrom('geofence_presence as p')
+    .innerJoin('geofences as g', 'g.id', 'p.geofence_id')
+    .select(['p.device_id', 'p.geofence_id', 'p.workspace_id', 'p.dwell_due_at'])
     .where(pendingDwell)
-    .where('dwell_due_at', '<=', now)
-    .orderBy('dwell_due_at')
-    .orderBy('device_id')
+    .where('g.enabled', '=', true)
+    .where('p.dwell_due_at', '<=', now)
+    .orderBy('p.dwell_due_at')
+    .orderBy('p.device_id')
     .limit(limit)
     .execute();
   return rows.map((r) => ({
@@ -38,12 +44,14 @@ export async function dueVisits(db: Executor, now: Date, limit: number): Promise
   }));
 }
 
-/** The earliest pending dwell, to sleep until it (null when none is pending). */
+/** The earliest pending dwell of an enabled geofence, to sleep until it (null when none is pending). */
 export async function nextDwellDue(db: Executor): Promise<Date | null> {
   const row = await db
-    .selectFrom('geofence_presence')
-    .select((eb) => eb.fn.min('dwell_due_at').as('due'))
+    .selectFrom('geofence_presence as p')
+    .innerJoin('geofences as g', 'g.id', 'p.geofence_id')
+    .select((eb) => eb.fn.min('p.dwell_due_at').as('due'))
     .where(pendingDwell)
+    .where('g.enabled', '=', true)
     .executeTakeFirst();
   return row?.due ? new Date(row.due as Date | string) : null;
 }
@@ -81,7 +89,7 @@ export async function stillDue(trx: Executor, visits: readonly DueVisit[], now: 
   const out: DueVisit[] = [];
   for (const part of chunks(visits, 250)) {
     const rows = await trx
-      .selectFrom('geofence_presence')
+      .selectFrom('geofence_presence as p')
       .select(['device_id', 'geofence_id', 'workspace_id', 'dwell_due_at'])
       .where((eb) =>
         eb.or(

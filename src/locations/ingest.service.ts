@@ -41,6 +41,8 @@ export interface IngestContext {
   capabilities: DialectCapabilities;
   /** Called after a transaction that stored events commits: wakes the outbox dispatcher (ADR 010). */
   afterCommit?: () => void;
+  /** Called after a transaction that stored a dwell timer commits: wakes this node's dwell worker. */
+  afterTimer?: () => void;
   /** The plan's device limit, checked before a batch creates devices for unknown external ids. */
   countLimit?: CountLimiter | undefined;
 }
@@ -108,10 +110,13 @@ export async function ingestLocations(
         events: rows.events,
       },
       subscribed,
+      // A new timer may be due sooner than the worker planned to look (contract §4.5).
+      timer: rows.presence.inserts.some((r) => r.dwellDueAt !== null && r.dwelledAt === null),
     };
-  }).then(({ result, subscribed }) => {
+  }).then(({ result, subscribed, timer }) => {
     // Only pending outbox rows need the dispatcher: a commit without any leaves it asleep.
     if (subscribed) ctx.afterCommit?.();
+    if (timer) ctx.afterTimer?.();
     return result;
   });
 }
