@@ -12,14 +12,15 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { freePort, percentile, processCpuMs, startServer, stopServer } from './support/load.ts';
-import { createBenchDatabase, dropBenchDatabase } from './support/postgres.ts';
+import { type BenchTarget, benchTargets } from './support/bench-targets.ts';
+import { freePort, percentile, processCpuMs, round, startServer, stopServer } from './support/load.ts';
+import { sendAtRate, waitUntil } from './support/paced-sender.ts';
+import { startReceiver } from './support/receiver.ts';
+import { api, DELIVERY_BENCH_ENV as SERVER_ENV, signUp } from './support/service-api.ts';
 
 const { values } = parseArgs({
   options: {
@@ -36,96 +37,8 @@ const TICK_MS = 10;
 const LATENCY_WEBHOOKS = 20;
 const THROUGHPUT_WEBHOOKS = 50;
 
-interface Receiver {
-  url: string;
-  count: number;
-  onRequest: (body: Buffer) => void;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const server = http.createServer({ keepAliveTimeout: 30_000 });
-  const receiver: Receiver = {
-    url: '',
-    count: 0,
-    onRequest: () => {},
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-  server.on('request', (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      receiver.count += 1;
-      receiver.onRequest(Buffer.concat(chunks));
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return receiver;
-}
-
-async function api<T>(base: string, method: string, url: string, token?: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}/api/v1${url}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-interface Target {
-  name: 'sqlite' | 'postgres';
-  url(dir: string, tag: string): string;
-  cleanup(tag: string): void;
-}
-
-const SQLITE: Target = {
-  name: 'sqlite',
-  url: (dir, tag) => `sqlite:${path.join(dir, `${tag}.db`)}`,
-  cleanup: () => {},
-};
-
-const POSTGRES: Target = {
-  name: 'postgres',
-  url: (_dir, tag) => createBenchDatabase(`bench_deliver_${tag}_${process.pid}`),
-  cleanup: (tag) => dropBenchDatabase(`bench_deliver_${tag}_${process.pid}`),
-};
-
-const SERVER_ENV = {
-  LOG_LEVEL: 'warn',
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-  // Unlimited event quota: the bench must measure delivery, not the plan's throttle.
-  DEFAULT_PLAN: 'enterprise',
-};
-
 async function setUp(base: string, receiverUrl: string, webhooks: number, filtered: boolean) {
-  await api(base, 'POST', '/auth/register', undefined, {
-    email: 'bench@example.com',
-    password: 'bench password',
-  });
-  const { access_token: token } = await api<{ access_token: string }>(
-    base,
-    'POST',
-    '/auth/login',
-    undefined,
-    {
-      email: 'bench@example.com',
-      password: 'bench password',
-    },
-  );
-  await api(base, 'GET', '/subscriptions/current', token).catch(() => undefined);
+  const token = await signUp(base, 'bench@example.com');
   const fences: Array<[number, number]> = [];
   for (let i = 0; i < webhooks; i++) {
     const center: [number, number] = [10 + i * 0.1, 50];
@@ -163,7 +76,7 @@ function makeBatch(fences: Array<[number, number]>, seq: { n: number }, count: n
   return { locations };
 }
 
-async function latencyRun(target: Target, dir: string) {
+async function latencyRun(target: BenchTarget, dir: string) {
   const receiver = await startReceiver();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -183,27 +96,17 @@ async function latencyRun(target: Target, dir: string) {
       if (sent - startAt >= 1000) latencies.push(performance.now() - sent);
     };
     const seq = { n: 0 };
-    const perTick = Math.max(1, Math.round((RATE * TICK_MS) / 1000));
-    const ticks = Math.round((SECONDS * 1000) / TICK_MS);
     const cpuBefore = processCpuMs(server.pid);
-    const inFlight: Promise<unknown>[] = [];
-    const ingestTimes: number[] = [];
-    for (let tick = 0; tick < ticks; tick++) {
-      const due = startAt + tick * TICK_MS;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const sentAt = performance.now();
-      inFlight.push(
-        api(base, 'POST', '/locations/batch', token, makeBatch(fences, seq, perTick, sentAt)).then(() =>
-          ingestTimes.push(performance.now() - sentAt),
-        ),
-      );
-    }
-    await Promise.all(inFlight);
+    const run = await sendAtRate({
+      rate: RATE,
+      seconds: SECONDS,
+      tickMs: TICK_MS,
+      send: (count, sentAt) =>
+        api(base, 'POST', '/locations/batch', token, makeBatch(fences, seq, count, sentAt)),
+    });
+    const ingestTimes = run.answerMs;
     const sentEvents = seq.n;
-    const deadline = performance.now() + 30_000;
-    while (receiver.count < sentEvents && performance.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => receiver.count >= sentEvents, 30_000);
     const elapsedS = (performance.now() - startAt) / 1000;
     const cpuMs = (processCpuMs(server.pid) ?? 0) - (cpuBefore ?? 0);
     return {
@@ -223,7 +126,7 @@ async function latencyRun(target: Target, dir: string) {
   }
 }
 
-async function throughputRun(target: Target, dir: string) {
+async function throughputRun(target: BenchTarget, dir: string) {
   const receiver = await startReceiver();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -257,9 +160,7 @@ async function throughputRun(target: Target, dir: string) {
       env: { ...process.env, ...SERVER_ENV, DATA_DIR: dir, DATABASE_URL: databaseUrl },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const deadline = started + 120_000;
-    while (receiver.count < expected && performance.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => receiver.count >= expected, 120_000);
     const cpuMs = processCpuMs(worker.pid) ?? 0;
     const seconds = (last - started) / 1000;
     return {
@@ -283,7 +184,7 @@ async function throughputRun(target: Target, dir: string) {
 
 async function main(): Promise<void> {
   const figures: Record<string, unknown> = { rate_target_events_per_s: RATE, cpus: os.cpus().length };
-  for (const target of values.postgres ? [SQLITE, POSTGRES] : [SQLITE]) {
+  for (const target of benchTargets('deliver', values.postgres)) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-deliver-'));
     try {
       const latency = await latencyRun(target, dir);

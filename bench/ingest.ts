@@ -16,7 +16,6 @@
  * Batch throughput is the median of three equal segments of the timed batches.
  * Usage: npm run bench:ingest [-- --postgres --batches 100 --concurrency 2,4 --seconds 5 --rounds 3 --cpu-prof DIR]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,32 +54,6 @@ const queryPoints = (points as (n: number, seed: number) => Array<[number, numbe
   Math.max(200_000, BATCHES * 1000),
   2,
 );
-
-/**
- * `startServer` under `node --cpu-prof` (NODE_OPTIONS cannot carry the flag): the profile is
- * written into `dir` when stopServer's SIGTERM ends the server.
- */
-async function startProfiledServer(
-  env: Record<string, string>,
-  port: number,
-  dir: string,
-): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'src/server.ts'], {
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
-    } catch {
-      // not yet listening
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
-}
 
 function rssKiB(pid: number | undefined): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -173,10 +146,13 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
     DEFAULT_PLAN: 'enterprise',
   };
   const profileDir = values['cpu-prof'];
-  const server =
-    profileDir === undefined
-      ? await startServer('src/server.ts', serverEnv, port)
-      : await startProfiledServer(serverEnv, port, profileDir);
+  // The profile is written into the folder when stopServer's SIGTERM ends the server.
+  const server = await startServer(
+    'src/server.ts',
+    serverEnv,
+    port,
+    profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+  );
   try {
     await api(base, 'POST', '/auth/register', { email: 'bench@example.com', password: 'bench password' }, {});
     const pair = await api(

@@ -16,12 +16,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Starts `script` on `port` and waits until it answers /healthz; `nodeArgs` go before the script (e.g. --cpu-prof). */
 export async function startServer(
   script: string,
   env: Record<string, string>,
   port: number,
+  nodeArgs: readonly string[] = [],
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -130,3 +132,6 @@ export function summarize(runs: LoadResult[]): LoadResult {
     errors: runs.reduce((n, r) => n + r.errors, 0),
   };
 }
+
+/** `n` rounded to `digits` decimals, for printed figures. */
+export const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;

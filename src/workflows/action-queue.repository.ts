@@ -12,7 +12,14 @@ import { uuidv7 } from '../shared/ids.ts';
 import type { ActionOutcome } from './actions/action.ts';
 import { lockRuns, refreshRunStatus } from './runs.repository.ts';
 
-const pendingJob = sql<SqlBool>`status = 'pending' and delivery_id is null`;
+/**
+ * The worker's own jobs: pending actions of every type but `webhook` (those are deliveries, and a
+ * pending one always has its delivery). Said with `type`, not `delivery_id is null`: SQLite,
+ * without statistics, would take the `delivery_id` index for `is null`, read every job ever run
+ * and sort them on each claim (11 ms at 30,000 finished runs, growing with history) instead of
+ * walking the due index (0.2 ms).
+ */
+const pendingJob = sql<SqlBool>`status = 'pending' and type <> 'webhook'`;
 
 export interface ClaimedAction {
   id: string;

@@ -67,6 +67,7 @@ export class ActionWorker {
   private wanted = false;
   private unsubscribe: (() => void) | undefined;
   private unstarted: string[] = [];
+  private readonly configs = new Map<string, Record<string, unknown>>();
 
   constructor(options: ActionWorkerOptions) {
     this.o = options;
@@ -93,7 +94,9 @@ export class ActionWorker {
       while (!this.stopping) {
         try {
           const room = Math.min(this.batchSize, this.maxInFlight - this.inFlight);
-          if (room <= 0) {
+          // Claim in sizeable batches (as the delivery worker does): a claim transaction per action
+          // finished would cost more than the actions, and on SQLite queue behind ingestion.
+          if (room < Math.min(this.batchSize, this.maxInFlight) / 2) {
             await this.pause(pollMs);
             continue;
           }
@@ -175,8 +178,7 @@ export class ActionWorker {
     const executor = this.o.executors[job.type];
     if (!executor) return failed(`No executor for action type ${job.type}`);
     try {
-      const stored = JSON.parse(job.action) as StoredAction;
-      const config = openConfig(stored, this.o.secretBox);
+      const config = this.configOf(job.action);
       const context = JSON.parse(job.context) as TemplateContext;
       return await (executor as ActionExecutor<unknown>).execute(config, context, this.o.runtime);
     } catch (error) {
@@ -186,6 +188,17 @@ export class ActionWorker {
       );
       return failed('Internal error: the attempt could not be made');
     }
+  }
+
+  /** The config with its secrets opened, once per stored action text (runs share their workflow's). */
+  private configOf(action: string): Record<string, unknown> {
+    let config = this.configs.get(action);
+    if (config === undefined) {
+      if (this.configs.size > 10_000) this.configs.clear();
+      config = openConfig(JSON.parse(action) as StoredAction, this.o.secretBox);
+      this.configs.set(action, config);
+    }
+    return config;
   }
 
   private scheduleFlush(): void {
