@@ -5,7 +5,8 @@
  *
  * Measures on one core (this process, single-threaded): validation, index build, heap per stored vertex,
  * GeofenceIndex.query lookups/s against the baseline rbush + Turf booleanPointInPolygon + haversine
- * (@turf/distance) in the same run, and upsert/remove latency. Medians of several rounds; the machine is
+ * (@turf/distance) in the same run, distance-to-fence lookups (GeofenceIndex.distanceM) against Turf's
+ * pointToPolygonDistance on the same (point, nearby fence) pairs (geo-distance.ts), and upsert/remove latency. Medians of several rounds; the machine is
  * shared and noisy. Human-readable lines first, then one JSON object with all figures as the last line.
  *
  * The index build is timed with its input already parsed and validated (100 000 GeoJSON geometries alive,
@@ -28,6 +29,7 @@ import { geometryBbox, splitBbox } from '../src/geo/bbox.ts';
 import { GeofenceIndex } from '../src/geo/geofence-index.ts';
 import type { FenceGeometry, Position } from '../src/geo/types.ts';
 import { validateGeometry } from '../src/geo/validate-geometry.ts';
+import { benchDistance } from './geo-distance.ts';
 import { spikyStar, starPolygon } from './geo-shapes.ts';
 
 interface RawFence {
@@ -319,6 +321,9 @@ console.log(
   `per second of thread CPU time: GeofenceIndex.query median ${fmt(ourCpuRate)} lookups (rounds: ${ourCpuRates.map((r) => fmt(r)).join(', ')}), baseline ${fmt(baseCpuRate)} (rounds: ${baseCpuRates.map((r) => fmt(r)).join(', ')}); ratio ${fmt(ourCpuRate / baseCpuRate, 2)}×`,
 );
 
+// --- distance to a fence: GeofenceIndex.distanceM against Turf's pointToPolygonDistance (geo-distance.ts) --
+const distanceFigures = benchDistance(ours, entries, points, baselineTree, (line) => console.log(line));
+
 // --- updates, with lookups in between (background compaction, ADR 006) -----------------------------------
 // 40 000 mixed updates (upserts of existing and new ids, removes), each followed by 4 timed lookups. The
 // automatic compactions run in bounded steps inside the updates; the lookups show what a reader sees
@@ -422,6 +427,7 @@ const figures = {
   baselineLookupsPerCpuSec: Math.round(baseCpuRate),
   cpuRatio: Math.round((ourCpuRate / baseCpuRate) * 100) / 100,
   queryIntoRatio: Math.round((intoRate / baseRate) * 100) / 100,
+  ...distanceFigures,
   hits: ourHits,
   baselineHits: baseHits,
   hitsPerPoint: Math.round((ourHits / points.length) * 1000) / 1000,

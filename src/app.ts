@@ -103,6 +103,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         registry: deps.geofenceIndexes,
         capabilities: deps.database.capabilities,
         afterCommit: () => deps.signals.outbox.notify(),
+        afterTimer: () => deps.signals.dwell.notify(),
         countLimit: deps.billing.countLimit,
       };
       await api.register(deviceRoutes, { ...pipeline, countLimit: deps.billing.countLimit });

@@ -4,7 +4,11 @@ import type { ApiKeysTable, AuthSessionsTable, OneTimeTokensTable, UsersTable } 
 import type { BillingTables } from '../billing/billing.tables.ts';
 import type { DevicesTable } from '../devices/devices.tables.ts';
 import type { EventOutboxTable, GeofenceEventsTable } from '../events/events.tables.ts';
-import type { GeofencesTable, GeofenceVersionsTable } from '../geofences/geofences.tables.ts';
+import type {
+  GeofencePresenceTable,
+  GeofencesTable,
+  GeofenceVersionsTable,
+} from '../geofences/geofences.tables.ts';
 import type { LocationsTable } from '../locations/locations.tables.ts';
 import type { EmailOutboxTable } from '../mail/mail.tables.ts';
 import type { TrackingSessionsTable } from '../tracking/tracking.tables.ts';
@@ -32,6 +36,7 @@ export interface DatabaseSchema extends DeliveryTables, BillingTables, WorkflowT
   email_outbox: EmailOutboxTable;
   geofences: GeofencesTable;
   geofence_versions: GeofenceVersionsTable;
+  geofence_presence: GeofencePresenceTable;
   devices: DevicesTable;
   locations: LocationsTable;
   geofence_events: GeofenceEventsTable;

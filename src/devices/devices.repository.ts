@@ -11,6 +11,8 @@ export interface LastLocation {
   point: { type: 'Point'; coordinates: [number, number] };
   timestamp: string;
   accuracy: number | null;
+  /** The location's id: a dwell event's `location_id` (absent in rows written before dwell existed). */
+  location_id?: string;
 }
 
 export interface Device {

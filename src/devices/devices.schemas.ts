@@ -6,7 +6,7 @@ import { FreeObject, Id, Nullable, PaginationQuery, Timestamp } from '../http/sc
 import { PointSchema } from '../locations/point.ts';
 import type { Device } from './devices.repository.ts';
 
-const LastLocationSchema = Type.Object(
+export const LastLocationSchema = Type.Object(
   {
     point: PointSchema,
     timestamp: Timestamp,

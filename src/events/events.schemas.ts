@@ -1,28 +1,39 @@
 /** Request and response schemas of /events (contract §4.3), and the record's JSON form. */
 import { Type } from 'typebox';
-import { component } from '../http/components.ts';
+import { component, describedComponent } from '../http/components.ts';
 import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import { PointSchema, pointOf } from '../locations/point.ts';
+import { EVENT_NAMES, EVENT_TYPES, eventNameOf } from './event-types.ts';
 import type { GeofenceEvent } from './events.repository.ts';
 
 export const EventSchema = Type.Object({
   id: Id,
   event_id: Type.String({
     description:
-      '`<geofence_id>_<enter|exit>_<epoch_seconds of the location timestamp>` (seed §6.3); `data.event_id` ' +
-      'of webhook payloads. Not unique across devices: address an event by `id`.',
+      '`<geofence_id>_<enter|exit|dwell>_<epoch_seconds>` (seed §6.3): the seconds of the location timestamp, ' +
+      'or of the dwell moment for `dwell`; `data.event_id` of webhook payloads. Not unique across devices: ' +
+      'address an event by `id`.',
   }),
-  event_type: StringEnum(['enter', 'exit']),
-  event: StringEnum(['geofence.enter', 'geofence.exit']),
+  event_type: StringEnum(EVENT_TYPES, {
+    description:
+      "`enter`, `exit`, or `dwell` (contract §4.5): the device stayed inside for the geofence's `dwell_seconds`",
+  }),
+  event: StringEnum(EVENT_NAMES, { description: '`geofence.<event_type>`' }),
   device_id: Id,
   user_id: Type.String({ description: "The device's user_id, or the device id when it has none" }),
   geofence_id: Id,
   geofence_name: Type.String({ description: 'The name when the event happened' }),
-  point: PointSchema,
-  location_id: Id,
+  point: describedComponent(PointSchema, "Where the device was; for `dwell`, the device's last known point"),
+  location_id: Type.String({
+    description:
+      'The location that produced the event; for `dwell`, the last location before the dwell moment',
+  }),
   session_id: Nullable(Id),
-  occurred_at: Type.String({ format: 'date-time', description: "The location's timestamp" }),
+  occurred_at: Type.String({
+    format: 'date-time',
+    description: "The location's timestamp; for `dwell`, the dwell moment (enter time + `dwell_seconds`)",
+  }),
   created_at: Timestamp,
   metadata: Type.Object({
     geofence_metadata: FreeObject,
@@ -37,7 +48,7 @@ export const ListEventsQuery = Type.Object({
   ...PaginationQuery.properties,
   device_id: Type.Optional(Type.String()),
   geofence_id: Type.Optional(Type.String()),
-  event_type: Type.Optional(StringEnum(['enter', 'exit'])),
+  event_type: Type.Optional(StringEnum(EVENT_TYPES)),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'occurred_at ≥ from' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'occurred_at ≤ to' })),
 });
@@ -47,7 +58,7 @@ export function eventOut(e: GeofenceEvent) {
     id: e.id,
     event_id: e.eventId,
     event_type: e.eventType,
-    event: `geofence.${e.eventType}` as const,
+    event: eventNameOf(e.eventType),
     device_id: e.deviceId,
     user_id: e.userId,
     geofence_id: e.geofenceId,

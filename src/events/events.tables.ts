@@ -1,11 +1,12 @@
 import type { JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
+import type { EventType } from './event-types.ts';
 
-export type EventType = 'enter' | 'exit';
+export type { EventType };
 
 export interface GeofenceEventsTable {
   id: string;
   workspace_id: string;
-  /** Seed §6.3 form `<geofence_id>_<enter|exit>_<epoch_seconds>`. */
+  /** Seed §6.3 form `<geofence_id>_<enter|exit|dwell>_<epoch_seconds>`. */
   event_id: string;
   event_type: EventType;
   device_id: string;

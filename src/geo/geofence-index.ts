@@ -6,8 +6,9 @@ import {
   polygonTest,
   setLookupPoint,
 } from './fence-contains.ts';
+import { slotDistanceM } from './fence-distance.ts';
 import { E_GRID, E_P0, E_RINGS, E_RINGS_AT, ENTRY, REC, RINGS_G } from './fence-layout.ts';
-import { ringsAndGrid, type StoreCapacity, slotSize } from './fence-store.ts';
+import { type FenceStore, ringsAndGrid, type StoreCapacity, slotSize } from './fence-store.ts';
 import { buildFenceStore, FenceStoreBuilder } from './fence-store-builder.ts';
 import { cellFraction, type GridLevel } from './grid-index.ts';
 import { IdTable } from './id-table.ts';
@@ -335,6 +336,39 @@ export class GeofenceIndex {
     }
     while (out.length > n + extra) out.pop();
     return n + extra;
+  }
+
+  /**
+   * Metres from (lng, lat) to fence `id`: 0 when the point is inside or on its boundary (exactly where `query`
+   * says it contains the point), else the distance to the nearest boundary point (a polygon's edges, holes'
+   * included; a circle's rim). The same value as `distanceToFenceM(geometry, lng, lat)`. `null` when `id` is
+   * not in the index; NaN for non-finite or out-of-range coordinates. Method and error bound:
+   * docs/geometry.md, "Distance to a fence".
+   */
+  distanceM(id: string, lng: number, lat: number): number | null {
+    const slot = this.#staticSlot(id);
+    if (slot >= 0) return slotDistanceM((this.#static as StaticPart).store, slot, lng, lat, -1);
+    const store = this.#overlayStore(id);
+    return store === undefined ? null : slotDistanceM(store, 0, lng, lat, -1);
+  }
+
+  /**
+   * Whether (lng, lat) is within `metres` of fence `id` (inside counts): exactly `distanceM(id, lng, lat) <=
+   * metres`, but cheaper — a point whose distance to the fence's box already exceeds `metres` is settled
+   * without reading the fence, and the edge scan stops at the first edge within `metres`. False for an id not
+   * in the index, NaN coordinates or NaN `metres`.
+   */
+  withinM(id: string, lng: number, lat: number, metres: number): boolean {
+    if (!(metres >= 0)) return false;
+    const slot = this.#staticSlot(id);
+    if (slot >= 0) return slotDistanceM((this.#static as StaticPart).store, slot, lng, lat, metres) <= metres;
+    const store = this.#overlayStore(id);
+    return store !== undefined && slotDistanceM(store, 0, lng, lat, metres) <= metres;
+  }
+
+  /** The one-slot store of `id` in the overlay or the frozen overlay, or undefined. */
+  #overlayStore(id: string): FenceStore | undefined {
+    return this.#overlay.storeOf(id) ?? this.#frozen?.storeOf(id);
   }
 
   /**

@@ -1,6 +1,7 @@
 /** Geometry engine: validation, exact predicates, bounding boxes and the geofence spatial index. */
 export { bboxWraps, circleBbox, geometryBbox, ringBbox, splitBbox } from './bbox.ts';
 export { EARTH_RADIUS_M, MAX_RADIUS_M, MAX_VERTICES } from './constants.ts';
+export { distanceToFenceM } from './distance-to-fence.ts';
 export {
   type GeofenceEntry,
   GeofenceIndex,

@@ -29,6 +29,11 @@ export class Overlay {
     return this.#items.has(id);
   }
 
+  /** The one-slot store of fence `id`, or undefined. */
+  storeOf(id: string): FenceStore | undefined {
+    return this.#items.get(id)?.[0]?.store;
+  }
+
   /** Add a fence compiled into the one-slot store `store` (the id must not be present). */
   add(store: FenceStore): void {
     const items = splitBbox(store.box(0)).map((b) => ({

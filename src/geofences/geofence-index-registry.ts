@@ -13,13 +13,14 @@
  *   reloads lazily. Checked lazily on queries, sweeping at most every `idleEvictMs / 4`.
  */
 import type { Db } from '../db/database.ts';
-import { type FenceGeometry, GeofenceIndex } from '../geo/index.ts';
+import type { FenceGeometry } from '../geo/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { loadIndexEntries, readIndexVersion } from './geofences.repository.ts';
+import { type FenceRules, NO_RULES, WorkspaceFences } from './workspace-fences.ts';
 
 /** What a committed write did to the workspace's set of enabled geofences. */
 export type IndexChange =
-  | { kind: 'upsert'; id: string; geometry: FenceGeometry }
+  | { kind: 'upsert'; id: string; geometry: FenceGeometry; rules?: FenceRules }
   | { kind: 'remove'; id: string };
 
 export interface GeofenceIndexRegistryOptions {
@@ -32,7 +33,7 @@ export interface GeofenceIndexRegistryOptions {
 }
 
 interface LoadedIndex {
-  index: GeofenceIndex;
+  index: WorkspaceFences;
   /** The workspace version this index reflects: every change up to it, none after it. */
   version: number;
   checkedAtMs: number;
@@ -80,7 +81,7 @@ export class GeofenceIndexRegistry {
   }
 
   /** The workspace's index, loaded or refreshed first when needed. */
-  async indexFor(workspaceId: string): Promise<GeofenceIndex> {
+  async indexFor(workspaceId: string): Promise<WorkspaceFences> {
     const now = this.#clock.now().getTime();
     this.#evictIdle(now);
     const state = this.#state(workspaceId);
@@ -184,7 +185,7 @@ export class GeofenceIndexRegistry {
       return;
     }
     const entries = await loadIndexEntries(this.#db, workspaceId);
-    const index = GeofenceIndex.build(entries);
+    const index = WorkspaceFences.build(entries);
     state.loads += 1;
     // Local changes may have moved the current index past what we read meanwhile; keep the newer.
     if (state.loaded && state.loaded.version >= version) {
@@ -202,7 +203,7 @@ export class GeofenceIndexRegistry {
     for (const v of state.pending.keys()) if (v <= loaded.version) state.pending.delete(v);
     for (let change = state.pending.get(loaded.version + 1); change; ) {
       state.pending.delete(loaded.version + 1);
-      if (change.kind === 'upsert') loaded.index.upsert(change.id, change.geometry);
+      if (change.kind === 'upsert') loaded.index.upsert(change.id, change.geometry, change.rules ?? NO_RULES);
       else loaded.index.remove(change.id);
       loaded.version += 1;
       change = state.pending.get(loaded.version + 1);

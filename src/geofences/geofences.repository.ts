@@ -3,8 +3,9 @@ import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool,
 import { fromJson, json, toBool, toDate } from '../db/columns.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Executor } from '../db/transaction.ts';
-import type { Bbox, FenceGeometry, GeofenceEntry } from '../geo/index.ts';
+import type { Bbox, FenceGeometry } from '../geo/index.ts';
 import type { GeofencesTable } from './geofences.tables.ts';
+import type { FenceRules, RuledEntry } from './workspace-fences.ts';
 
 export interface Geofence {
   id: string;
@@ -18,6 +19,8 @@ export interface Geofence {
   bbox: Bbox;
   vertexCount: number;
   version: number;
+  /** Contract §4.5; each null = off. */
+  rules: FenceRules;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -41,12 +44,27 @@ const COLUMNS = [
   'bbox',
   'vertex_count',
   'version',
+  'dwell_seconds',
+  'exit_buffer_m',
+  'max_accuracy_m',
   'created_at',
   'updated_at',
 ] as const;
 
 /** A row as read, derived from the table declaration so the two cannot drift apart. */
 type GeofenceRow = Pick<Selectable<GeofencesTable>, (typeof COLUMNS)[number]>;
+
+function rulesOf(row: {
+  dwell_seconds: number | null;
+  exit_buffer_m: number | null;
+  max_accuracy_m: number | null;
+}): FenceRules {
+  return {
+    dwellSeconds: row.dwell_seconds === null ? null : Number(row.dwell_seconds),
+    exitBufferM: row.exit_buffer_m === null ? null : Number(row.exit_buffer_m),
+    maxAccuracyM: row.max_accuracy_m === null ? null : Number(row.max_accuracy_m),
+  };
+}
 
 function toGeofence(row: GeofenceRow): Geofence {
   return {
@@ -61,6 +79,7 @@ function toGeofence(row: GeofenceRow): Geofence {
     bbox: fromJson<Bbox>(row.bbox),
     vertexCount: Number(row.vertex_count),
     version: Number(row.version),
+    rules: rulesOf(row),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
@@ -81,6 +100,9 @@ export async function insertGeofence(db: Executor, g: Geofence): Promise<void> {
       bbox: json(g.bbox),
       vertex_count: g.vertexCount,
       version: g.version,
+      dwell_seconds: g.rules.dwellSeconds,
+      exit_buffer_m: g.rules.exitBufferM,
+      max_accuracy_m: g.rules.maxAccuracyM,
       created_at: g.createdAt,
       updated_at: g.updatedAt,
     })
@@ -209,6 +231,8 @@ export interface GeofenceChanges {
   geometry?: { geometry: FenceGeometry; bbox: Bbox; vertexCount: number } | undefined;
   metadata?: Record<string, unknown> | undefined;
   enabled?: boolean | undefined;
+  /** Only the rules given change; null turns one off. */
+  rules?: Partial<FenceRules> | undefined;
 }
 
 /**
@@ -237,6 +261,9 @@ export async function updateGeofence(
         : {}),
       ...(changes.metadata !== undefined ? { metadata: json(changes.metadata) } : {}),
       ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      ...(changes.rules?.dwellSeconds !== undefined ? { dwell_seconds: changes.rules.dwellSeconds } : {}),
+      ...(changes.rules?.exitBufferM !== undefined ? { exit_buffer_m: changes.rules.exitBufferM } : {}),
+      ...(changes.rules?.maxAccuracyM !== undefined ? { max_accuracy_m: changes.rules.maxAccuracyM } : {}),
       version: eb('version', '+', 1),
       updated_at: now,
     }))
@@ -289,13 +316,17 @@ export async function readIndexVersion(db: Executor, workspaceId: string): Promi
   return row ? Number(row.version) : 0;
 }
 
-/** Every enabled geofence of the workspace, as index entries (already validated when stored). */
-export async function loadIndexEntries(db: Executor, workspaceId: string): Promise<GeofenceEntry[]> {
+/** Every enabled geofence of the workspace, as index entries with their rules (validated when stored). */
+export async function loadIndexEntries(db: Executor, workspaceId: string): Promise<RuledEntry[]> {
   const rows = await db
     .selectFrom('geofences')
-    .select(['id', 'geometry'])
+    .select(['id', 'geometry', 'dwell_seconds', 'exit_buffer_m', 'max_accuracy_m'])
     .where('workspace_id', '=', workspaceId)
     .where('enabled', '=', true)
     .execute();
-  return rows.map((row) => ({ id: row.id, geometry: fromJson<FenceGeometry>(row.geometry) }));
+  return rows.map((row) => ({
+    id: row.id,
+    geometry: fromJson<FenceGeometry>(row.geometry),
+    rules: rulesOf(row),
+  }));
 }

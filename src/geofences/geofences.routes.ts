@@ -1,14 +1,19 @@
-/** /geofences (contract §3): CRUD, filtered list, and the point query `/geofences/contains`. */
+/**
+ * /geofences (contract §3): CRUD, filtered list, the point query `/geofences/contains`, and the
+ * devices inside a geofence now (§4.5).
+ */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../auth/route-auth.ts';
-import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import { errorResponses, ListOf, PaginationQuery, page } from '../http/schemas.ts';
 import {
   ContainsQuery,
   CreateGeofenceBody,
+  GeofenceDeviceSchema,
   GeofenceParams,
   GeofenceSchema,
+  geofenceDeviceOut,
   geofenceOut,
   ListGeofencesQuery,
   UpdateGeofenceBody,
@@ -47,6 +52,11 @@ export async function geofenceRoutes(
         geometry: body.geometry,
         metadata: body.metadata,
         enabled: body.enabled,
+        rules: {
+          dwellSeconds: body.dwell_seconds ?? null,
+          exitBufferM: body.exit_buffer_m ?? null,
+          maxAccuracyM: body.max_accuracy_m ?? null,
+        },
       });
       return reply.status(201).send(geofenceOut(geofence));
     },
@@ -123,6 +133,35 @@ export async function geofenceRoutes(
       ),
   );
 
+  app.get(
+    '/geofences/:geofence_id/devices',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Devices inside a geofence now',
+        description:
+          'The devices whose latest evaluated location put them inside the geofence (contract §4.5), the ' +
+          'latest to enter first, each with the start of its visit (`entered_at`) and whether its `dwell` ' +
+          'event happened (`dwelling`). A device leaves the list with its `exit`.',
+        params: GeofenceParams,
+        querystring: PaginationQuery,
+        response: { 200: ListOf(GeofenceDeviceSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { offset = 0, limit = 50 } = request.query;
+      const result = await geofences.devicesInside(
+        ctx,
+        principalOf(request).workspaceId,
+        request.params.geofence_id,
+        offset,
+        limit,
+      );
+      return page(result.devices.map(geofenceDeviceOut), result.total, offset, limit);
+    },
+  );
+
   app.patch(
     '/geofences/:geofence_id',
     {
@@ -148,6 +187,11 @@ export async function geofenceRoutes(
           geometry: body.geometry,
           metadata: body.metadata,
           enabled: body.enabled,
+          rules: {
+            dwellSeconds: body.dwell_seconds,
+            exitBufferM: body.exit_buffer_m,
+            maxAccuracyM: body.max_accuracy_m,
+          },
         },
       );
       return geofenceOut(geofence);

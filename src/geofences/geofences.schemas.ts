@@ -1,9 +1,11 @@
 /** Request and response schemas of /geofences (contract §3), and the record's JSON form. */
 import { Type } from 'typebox';
+import { LastLocationSchema } from '../devices/devices.schemas.ts';
 import { component } from '../http/components.ts';
 import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Geofence } from './geofences.repository.ts';
+import type { DeviceInside } from './presence.repository.ts';
 
 const GEOMETRY_RULES = `Geometry: a GeoJSON \`Polygon\` (exterior ring, then optional holes; positions \`[lng, lat]\`,
 an optional altitude is dropped) or \`{"type": "Circle", "coordinates": [lng, lat], "radius": <metres, 1..100000>}\`.
@@ -65,6 +67,28 @@ component('CircleGeometry', CircleOut);
 const GeometryOut = Type.Union([PolygonOut, CircleOut], { description: 'The stored (normalised) geometry' });
 component('GeofenceGeometry', GeometryOut);
 
+const DWELL_NOTE =
+  'A device that stays inside this long after an `enter` gets one `dwell` event for that visit, at enter ' +
+  'time + dwell_seconds, whether or not it reports again (a durable timer; an `exit` before then cancels it). ' +
+  'null = no dwell events.';
+const BUFFER_NOTE =
+  'Once inside, a device stays inside until it is more than this many metres outside the geometry (from ' +
+  'the nearest boundary point, or from the circle): no enter/exit flapping on an edge. null = exit as soon as ' +
+  'the point is outside.';
+const ACCURACY_NOTE =
+  'A location whose `accuracy` is larger (worse) than this changes nothing for this geofence (no enter, no ' +
+  'exit); a location without `accuracy` counts. null = every location counts.';
+
+const DwellSeconds = Nullable(
+  Type.Integer({ minimum: 60, maximum: 86_400, description: `Seconds, 60..86,400. ${DWELL_NOTE}` }),
+);
+const ExitBufferM = Nullable(
+  Type.Number({ minimum: 1, maximum: 1000, description: `Metres, 1..1,000. ${BUFFER_NOTE}` }),
+);
+const MaxAccuracyM = Nullable(
+  Type.Number({ minimum: 1, maximum: 10_000, description: `Metres, 1..10,000. ${ACCURACY_NOTE}` }),
+);
+
 export const GeofenceSchema = Type.Object({
   id: Id,
   workspace_id: Id,
@@ -80,6 +104,9 @@ export const GeofenceSchema = Type.Object({
     description:
       '[west, south, east, north] (GeoJSON order); west > east for a circle crossing the antimeridian',
   }),
+  dwell_seconds: DwellSeconds,
+  exit_buffer_m: ExitBufferM,
+  max_accuracy_m: MaxAccuracyM,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -104,6 +131,9 @@ export const CreateGeofenceBody = Type.Object(
     geometry: GeometryIn,
     metadata: Type.Optional(Metadata),
     enabled: Type.Optional(Type.Boolean({ default: true })),
+    dwell_seconds: Type.Optional(DwellSeconds),
+    exit_buffer_m: Type.Optional(ExitBufferM),
+    max_accuracy_m: Type.Optional(MaxAccuracyM),
   },
   { additionalProperties: false },
 );
@@ -116,6 +146,9 @@ export const UpdateGeofenceBody = Type.Object(
     geometry: Type.Optional(GeometryIn),
     metadata: Type.Optional(freeObject('Replaces the metadata whole')),
     enabled: Type.Optional(Type.Boolean()),
+    dwell_seconds: Type.Optional(DwellSeconds),
+    exit_buffer_m: Type.Optional(ExitBufferM),
+    max_accuracy_m: Type.Optional(MaxAccuracyM),
   },
   {
     additionalProperties: false,
@@ -141,6 +174,49 @@ export const ContainsQuery = Type.Object({
   ...PaginationQuery.properties,
 });
 
+/** An item of GET /geofences/{id}/devices (contract §4.5). */
+export const GeofenceDeviceSchema = component(
+  'GeofenceDevice',
+  Type.Object(
+    {
+      device_id: Id,
+      name: Type.String(),
+      external_id: Nullable(Type.String({ description: 'Your own identifier of the device' })),
+      user_id: Nullable(Type.String({ description: 'Your identifier of the person or asset carrying it' })),
+      entered_at: Type.String({
+        format: 'date-time',
+        description: 'When the current visit began: the timestamp of the location of its `enter`',
+      }),
+      dwelling: Type.Boolean({
+        description:
+          "True once this visit's `dwell` event happened (the device stayed the geofence's `dwell_seconds`); " +
+          'always false for a geofence without `dwell_seconds`',
+      }),
+      last_seen_at: Nullable(
+        Type.String({
+          format: 'date-time',
+          description: "When the device's newest evaluated location arrived",
+        }),
+      ),
+      last_location: Nullable(LastLocationSchema),
+    },
+    { description: 'A device inside the geofence now' },
+  ),
+);
+
+export function geofenceDeviceOut(d: DeviceInside) {
+  return {
+    device_id: d.deviceId,
+    name: d.name,
+    external_id: d.externalId,
+    user_id: d.userId,
+    entered_at: d.enteredAt.toISOString(),
+    dwelling: d.dwelledAt !== null,
+    last_seen_at: d.lastSeenAt?.toISOString() ?? null,
+    last_location: d.lastLocation,
+  };
+}
+
 export function geofenceOut(g: Geofence) {
   return {
     id: g.id,
@@ -152,6 +228,9 @@ export function geofenceOut(g: Geofence) {
     metadata: g.metadata,
     enabled: g.enabled,
     bbox: g.bbox,
+    dwell_seconds: g.rules.dwellSeconds,
+    exit_buffer_m: g.rules.exitBufferM,
+    max_accuracy_m: g.rules.maxAccuracyM,
     created_at: g.createdAt.toISOString(),
     updated_at: g.updatedAt.toISOString(),
   };

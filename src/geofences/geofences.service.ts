@@ -27,6 +27,8 @@ import {
   updateGeofence as updateRow,
 } from './geofences.repository.ts';
 import { parseGeometryInput } from './geometry-input.ts';
+import { type DeviceInside, listDevicesInside } from './presence.repository.ts';
+import { type FenceRules, NO_RULES } from './workspace-fences.ts';
 
 export interface GeofencesContext {
   db: Db;
@@ -44,6 +46,8 @@ export interface CreateGeofenceInput {
   geometry: unknown;
   metadata?: Record<string, unknown> | undefined;
   enabled?: boolean | undefined;
+  /** Contract §4.5; absent = null (off). */
+  rules?: Partial<FenceRules> | undefined;
 }
 
 export interface UpdateGeofenceInput {
@@ -55,6 +59,8 @@ export interface UpdateGeofenceInput {
   /** Replaces the metadata object whole. */
   metadata?: Record<string, unknown> | undefined;
   enabled?: boolean | undefined;
+  /** Only the rules given change; null turns one off. */
+  rules?: Partial<FenceRules> | undefined;
 }
 
 const NOT_FOUND = 'Geofence';
@@ -92,6 +98,7 @@ export async function createGeofence(
     bbox: valid.bbox,
     vertexCount: valid.vertexCount,
     version: 1,
+    rules: { ...NO_RULES, ...input.rules },
     createdAt: now,
     updatedAt: now,
   };
@@ -113,6 +120,7 @@ export async function createGeofence(
       kind: 'upsert',
       id: geofence.id,
       geometry: geofence.geometry,
+      rules: geofence.rules,
     });
   }
   return geofence;
@@ -147,11 +155,14 @@ export async function updateGeofence(
     geometry: input.geometry === undefined ? undefined : parseGeometryInput(input.geometry),
     metadata: input.metadata,
     enabled: input.enabled,
+    rules: input.rules && Object.values(input.rules).some((v) => v !== undefined) ? input.rules : undefined,
   };
   // Nothing to change: answer like GET (no write, updated_at stays).
   if (Object.values(changes).every((v) => v === undefined)) return getGeofence(ctx, workspaceId, id);
-  // Only geometry and enabled change what the index holds; renames leave other nodes' indexes be.
-  const touchesIndex = changes.geometry !== undefined || changes.enabled !== undefined;
+  // Only geometry, enabled and the rules change what the index holds; renames leave other nodes'
+  // indexes be.
+  const touchesIndex =
+    changes.geometry !== undefined || changes.enabled !== undefined || changes.rules !== undefined;
   const { geofence, indexVersion } = await guardDuplicate(changes.externalId, () =>
     withTransaction(ctx.db, async (trx) => {
       if (typeof changes.externalId === 'string') {
@@ -169,7 +180,7 @@ export async function updateGeofence(
   if (indexVersion !== undefined) {
     // Derived from the row as committed, so concurrent patches cannot leave the index behind it.
     const change: IndexChange = geofence.enabled
-      ? { kind: 'upsert', id, geometry: geofence.geometry }
+      ? { kind: 'upsert', id, geometry: geofence.geometry, rules: geofence.rules }
       : { kind: 'remove', id };
     ctx.registry.applyCommitted(workspaceId, indexVersion, change);
   }
@@ -198,4 +209,19 @@ export async function geofencesContaining(
   const ids = await ctx.registry.query(workspaceId, lng, lat);
   if (ids.length === 0) return { geofences: [], total: 0 };
   return pageEnabledByIds(ctx.db, workspaceId, ids, offset, limit);
+}
+
+/**
+ * The devices inside the workspace's geofence `id` now (contract §4.5), the latest to enter first;
+ * NotFound for a geofence that is absent or of another workspace.
+ */
+export async function devicesInside(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  id: string,
+  offset: number,
+  limit: number,
+): Promise<{ devices: DeviceInside[]; total: number }> {
+  await getGeofence(ctx, workspaceId, id);
+  return listDevicesInside(ctx.db, workspaceId, id, offset, limit);
 }

@@ -1,4 +1,4 @@
-import type { BooleanColumn, JsonColumn, TimestampColumn } from '../db/columns.ts';
+import type { BooleanColumn, JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
 
 export interface GeofencesTable {
   id: string;
@@ -14,6 +14,10 @@ export interface GeofencesTable {
   bbox: JsonColumn;
   vertex_count: number;
   version: number;
+  /** Contract §4.5 rules; null = off (the behaviour of §4.3). */
+  dwell_seconds: number | null;
+  exit_buffer_m: number | null;
+  max_accuracy_m: number | null;
   created_at: TimestampColumn;
   updated_at: TimestampColumn;
 }
@@ -22,4 +26,18 @@ export interface GeofencesTable {
 export interface GeofenceVersionsTable {
   workspace_id: string;
   version: number;
+}
+
+/**
+ * A device inside a geofence now (contract §4.5): written by ingestion with the enter, deleted with
+ * the exit. `dwell_due_at` is the visit's dwell timer (null when the geofence has no dwell rule);
+ * `dwelled_at` is set once its dwell event exists (ADR 015).
+ */
+export interface GeofencePresenceTable {
+  device_id: string;
+  geofence_id: string;
+  workspace_id: string;
+  entered_at: TimestampColumn;
+  dwell_due_at: NullableTimestampColumn;
+  dwelled_at: NullableTimestampColumn;
 }

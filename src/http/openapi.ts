@@ -15,7 +15,8 @@ import { type DocumentationSettings, documentedSchema } from './route-documentat
 export const API_PREFIX = '/api/v1';
 
 const DESCRIPTION = `Self-hosted geofencing service. Devices report locations; the service detects when they enter
-or leave polygon and circle geofences, records the events and delivers them as signed webhooks.
+or leave polygon and circle geofences (or stay in one for its \`dwell_seconds\`), records the events and
+delivers them as signed webhooks.
 
 Conventions (contract §1): JSON in and out; errors are \`{detail, error_code?, details?}\`; schema
 failures are 422 with \`detail\` an array of \`{type, loc, msg}\`; malformed JSON is 400; lists take

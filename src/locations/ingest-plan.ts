@@ -15,6 +15,7 @@ import { type ContainmentIndex, type DeviceCursor, evaluateLocation, type Transi
 import type { ParsedLocation } from './location-input.ts';
 import type { StoredLocation } from './locations.repository.ts';
 import { pointOf } from './point.ts';
+import { DevicePresence, type DwellTimer, type FiredDwell, type KnownPoint } from './presence-plan.ts';
 
 export interface IngestItem {
   /** The caller's handle for this item (e.g. its index in a batch). */
@@ -26,6 +27,8 @@ export interface IngestItem {
 interface PlannedLocation {
   ref: number;
   stored: StoredLocation;
+  /** Dwell timers that came due before this location (contract §4.5): their events come first. */
+  dwells: FiredDwell[];
   transitions: Transition[];
   /** Geofences containing it (empty when out of order). */
   insideIds: readonly string[];
@@ -36,6 +39,14 @@ export interface DevicePlan {
   steps: PlannedLocation[];
   /** The device's evaluation state after its last in-order location. */
   cursor: DeviceCursor;
+  /** Its presence rows and dwell timers after this ingestion. */
+  presence: DevicePresence;
+}
+
+/** Stored dwell timers and last known points of the devices, read under their locks. */
+export interface DwellState {
+  timers: ReadonlyMap<string, DwellTimer[]>;
+  lastPoints: ReadonlyMap<string, KnownPoint>;
 }
 
 export interface Plan {
@@ -52,6 +63,7 @@ export function planDevices(
   devices: ReadonlyMap<string, LockedDevice>,
   index: ContainmentIndex,
   receivedAt: Date,
+  dwell?: DwellState,
 ): Plan {
   const plan: Plan = { devices: [], missingDevice: [], transitionIds: new Set() };
   for (const [deviceId, group] of groupByDevice(items)) {
@@ -64,23 +76,59 @@ export function planDevices(
       insideIds: device.insideGeofenceIds,
       lastEvaluatedAt: device.lastEvaluatedAt,
     };
+    const presence = new DevicePresence(
+      dwell?.timers.get(deviceId) ?? [],
+      dwell?.lastPoints.get(deviceId) ?? null,
+    );
     const steps: PlannedLocation[] = [];
     for (const item of group) {
       const { lng, lat, recordedAt } = item.location;
-      const evaluation = evaluateLocation(cursor, index, lng, lat, recordedAt);
+      const evaluation = evaluateLocation(cursor, index, lng, lat, recordedAt, item.location.accuracy);
       const outOfOrder = evaluation.outOfOrder;
       const stored = storedLocation(workspaceId, device, item.location, receivedAt, outOfOrder);
       if (evaluation.outOfOrder) {
-        steps.push({ ref: item.ref, stored, transitions: [], insideIds: [] });
+        steps.push({ ref: item.ref, stored, dwells: [], transitions: [], insideIds: [] });
         continue;
       }
+      const dwells = presence.fireDue(recordedAt);
+      for (const d of dwells) plan.transitionIds.add(d.geofenceId);
+      trackPresence(
+        presence,
+        index,
+        cursor.insideIds,
+        evaluation.cursor.insideIds,
+        evaluation.transitions,
+        recordedAt,
+      );
+      presence.moved({ lng, lat, locationId: stored.id });
       cursor = evaluation.cursor;
       for (const t of evaluation.transitions) plan.transitionIds.add(t.geofenceId);
-      steps.push({ ref: item.ref, stored, transitions: evaluation.transitions, insideIds: cursor.insideIds });
+      steps.push({
+        ref: item.ref,
+        stored,
+        dwells,
+        transitions: evaluation.transitions,
+        insideIds: cursor.insideIds,
+      });
     }
-    plan.devices.push({ device, steps, cursor });
+    plan.devices.push({ device, steps, cursor, presence });
   }
   return plan;
+}
+
+/** `geofence_presence` writes: pairs rewritten (deleted, then inserted when inside), dwell marks. */
+export interface PresenceRows {
+  deletes: Array<[deviceId: string, geofenceId: string]>;
+  inserts: PresenceRow[];
+  dwelled: Array<{ deviceId: string; geofenceId: string; at: Date }>;
+}
+
+export interface PresenceRow {
+  deviceId: string;
+  geofenceId: string;
+  enteredAt: Date;
+  dwellDueAt: Date | null;
+  dwelledAt: Date | null;
 }
 
 export interface Rows {
@@ -93,6 +141,7 @@ export interface Rows {
   states: DeviceTrackingState[];
   /** The active sessions involved, summaries updated. */
   sessions: TrackingSession[];
+  presence: PresenceRows;
 }
 
 export function buildRows(
@@ -109,8 +158,10 @@ export function buildRows(
     storedByRef: new Map(),
     states: [],
     sessions: [],
+    presence: { deletes: [], inserts: [], dwelled: [] },
   };
-  for (const { device, steps, cursor } of plan.devices) {
+  for (const { device, steps, cursor, presence } of plan.devices) {
+    addPresenceRows(rows.presence, workspaceId, device.id, presence, geofences);
     const session = device.activeSessionId ? activeSessions.get(device.activeSessionId) : undefined;
     // Set by the newest in-order location; a device with none keeps its row as it was.
     let lastLocation: LastLocation | null = null;
@@ -118,10 +169,15 @@ export function buildRows(
       const { stored } = step;
       rows.locations.push(stored);
       rows.storedByRef.set(step.ref, stored);
+      const dwellEvents = step.dwells.flatMap((d) => {
+        const geofence = geofences.get(d.geofenceId);
+        return geofence ? [dwellEventOf(workspaceId, device, d, geofence, now)] : [];
+      });
       const events = step.transitions.flatMap((t) => {
         const geofence = geofences.get(t.geofenceId);
         return geofence ? [eventOf(workspaceId, device, stored, t, geofence, now)] : [];
       });
+      if (dwellEvents.length > 0) events.unshift(...dwellEvents);
       rows.eventsByRef.set(step.ref, events);
       rows.events.push(...events);
       if (!stored.outOfOrder) {
@@ -129,6 +185,7 @@ export function buildRows(
           point: pointOf(stored.lng, stored.lat),
           timestamp: stored.recordedAtIso,
           accuracy: stored.accuracy,
+          location_id: stored.id,
         };
       }
       if (session) {
@@ -201,6 +258,75 @@ function storedLocation(
     recordedAtIso: l.recordedAtIso,
     receivedAt,
     outOfOrder,
+  };
+}
+
+/**
+ * The presence effects of one evaluated location: an enter starts a visit (and its dwell timer when
+ * the geofence has one); an exit ends it, and so does a geofence that left the set silently
+ * (deleted or disabled: no event, but the visit is over).
+ */
+function trackPresence(
+  presence: DevicePresence,
+  index: ContainmentIndex,
+  before: readonly string[],
+  after: readonly string[],
+  transitions: readonly Transition[],
+  at: Date,
+): void {
+  for (const t of transitions) {
+    if (t.type === 'enter')
+      presence.enter(t.geofenceId, at, index.rulesOf?.(t.geofenceId).dwellSeconds ?? null);
+    else if (t.type === 'exit') presence.leave(t.geofenceId);
+  }
+  if (before.length === 0) return;
+  for (const id of before) {
+    if (!after.includes(id) && !transitions.some((t) => t.geofenceId === id)) presence.leave(id);
+  }
+}
+
+function addPresenceRows(
+  out: PresenceRows,
+  workspaceId: string,
+  deviceId: string,
+  presence: DevicePresence,
+  geofences: ReadonlyMap<string, EventGeofence>,
+): void {
+  void workspaceId;
+  for (const [geofenceId, final] of presence.finals) {
+    out.deletes.push([deviceId, geofenceId]);
+    // An enter whose geofence row is gone produced no event: no visit either.
+    if (final.kind === 'inside' && geofences.has(geofenceId)) {
+      out.inserts.push({ deviceId, geofenceId, ...final });
+    }
+  }
+  for (const d of presence.dwelled) out.dwelled.push({ deviceId, geofenceId: d.geofenceId, at: d.at });
+}
+
+/** A dwell event (contract §4.5): at the dwell moment, at the device's last known point and location. */
+export function dwellEventOf(
+  workspaceId: string,
+  device: LockedDevice,
+  dwell: FiredDwell,
+  geofence: EventGeofence,
+  now: Date,
+): GeofenceEvent {
+  return {
+    id: uuidv7(),
+    workspaceId,
+    eventId: seedEventId(dwell.geofenceId, 'dwell', dwell.at),
+    eventType: 'dwell',
+    deviceId: device.id,
+    userId: device.userId ?? device.id,
+    geofenceId: dwell.geofenceId,
+    geofenceName: geofence.name,
+    lng: dwell.point.lng,
+    lat: dwell.point.lat,
+    locationId: dwell.point.locationId,
+    sessionId: device.activeSessionId,
+    occurredAt: dwell.at,
+    createdAt: now,
+    metadata: { geofence_metadata: geofence.metadata, event_metadata: {} },
   };
 }
 

@@ -30,6 +30,7 @@ import { addEventUsage, usagePeriod } from '../usage/usage.repository.ts';
 import type { ContainmentIndex } from './evaluate.ts';
 import { buildRows, type IngestItem, planDevices } from './ingest-plan.ts';
 import { insertLocations, type StoredLocation } from './locations.repository.ts';
+import { readDwellState, writePresence } from './presence.repository.ts';
 
 export type { IngestItem } from './ingest-plan.ts';
 
@@ -40,6 +41,8 @@ export interface IngestContext {
   capabilities: DialectCapabilities;
   /** Called after a transaction that stored events commits: wakes the outbox dispatcher (ADR 010). */
   afterCommit?: () => void;
+  /** Called after a transaction that stored a dwell timer commits: wakes this node's dwell worker. */
+  afterTimer?: () => void;
   /** The plan's device limit, checked before a batch creates devices for unknown external ids. */
   countLimit?: CountLimiter | undefined;
 }
@@ -68,7 +71,9 @@ export async function ingestLocations(
     // Read, under the devices' row locks.
     const deviceIds = [...new Set(items.map((i) => i.deviceId))];
     const devices = await lockDevices(trx, ctx.capabilities, workspaceId, deviceIds);
-    const plan = planDevices(workspaceId, items, devices, index, now);
+    // Stored dwell timers matter only where some geofence sets a rule (contract §4.5).
+    const dwell = index.hasRules === true ? await readDwellState(trx, [...devices.keys()]) : undefined;
+    const plan = planDevices(workspaceId, items, devices, index, now, dwell);
     const sessionIds = plan.devices.flatMap((d) =>
       d.device.activeSessionId ? [d.device.activeSessionId] : [],
     );
@@ -95,6 +100,7 @@ export async function ingestLocations(
     await insertEventsWithOutbox(writes, ctx.capabilities, rows.events, subscribed ? null : now);
     await saveSummaries(writes, ctx.capabilities, workspaceId, rows.sessions);
     await saveTrackingStates(writes, ctx.capabilities, workspaceId, rows.states);
+    await writePresence(trx, writes, ctx.capabilities, workspaceId, rows.presence);
     await addEventUsage(writes, ctx.capabilities, workspaceId, usagePeriod(now), rows.events.length);
     return {
       result: {
@@ -104,10 +110,13 @@ export async function ingestLocations(
         events: rows.events,
       },
       subscribed,
+      // A new timer may be due sooner than the worker planned to look (contract §4.5).
+      timer: rows.presence.inserts.some((r) => r.dwellDueAt !== null && r.dwelledAt === null),
     };
-  }).then(({ result, subscribed }) => {
+  }).then(({ result, subscribed, timer }) => {
     // Only pending outbox rows need the dispatcher: a commit without any leaves it asleep.
     if (subscribed) ctx.afterCommit?.();
+    if (timer) ctx.afterTimer?.();
     return result;
   });
 }

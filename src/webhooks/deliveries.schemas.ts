@@ -1,12 +1,13 @@
 /** Schemas of the deliveries and dead-letter routes (seed §2.4–2.6, contract §5) and the JSON forms. */
 import { Type } from 'typebox';
+import { EVENT_NAMES } from '../events/event-types.ts';
 import { component } from '../http/components.ts';
 import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { DeadLetter, DeadLetterStats } from './dead-letters.repository.ts';
 import type { Delivery, DeliveryAttempt } from './deliveries.repository.ts';
 
 const STATUSES = ['pending', 'success', 'failed'] as const;
-const EVENT_TYPES = ['geofence.enter', 'geofence.exit', 'webhook.test'] as const;
+const EVENT_TYPES = [...EVENT_NAMES, 'webhook.test'] as const;
 
 export const WebhookIdParams = Type.Object({ webhook_id: Type.String() });
 export const DeliveryIdParams = Type.Object({ delivery_id: Type.String() });

@@ -1,8 +1,9 @@
 /** Tables of the webhook delivery engine (ADR 010): deliveries, their attempts, dead letters, rate windows. */
 import type { BooleanColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
+import type { EventName } from '../events/event-types.ts';
 
 export type DeliveryStatus = 'pending' | 'success' | 'failed';
-export type DeliveryEventType = 'geofence.enter' | 'geofence.exit' | 'webhook.test';
+export type DeliveryEventType = EventName | 'webhook.test';
 /**
  * Why the delivery exists. Only `subscription` deliveries are unique per (event, webhook): a
  * dead-letter retry or a test is a new delivery by design.

@@ -3,12 +3,13 @@
  * contract §5. The JSON text is built once, when the delivery is created, and stored: every
  * attempt and every dead-letter retry sends (and signs) the very same bytes.
  */
+import { eventNameOf } from '../events/event-types.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
 
 export function geofenceEventPayload(event: GeofenceEvent, idempotencyKey: string): string {
   return JSON.stringify({
     id: idempotencyKey,
-    event: event.eventType === 'enter' ? 'geofence.enter' : 'geofence.exit',
+    event: eventNameOf(event.eventType),
     timestamp: event.occurredAt.toISOString(),
     data: {
       event_id: event.eventId,

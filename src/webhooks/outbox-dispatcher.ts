@@ -8,6 +8,7 @@
  */
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { eventNameOf } from '../events/event-types.ts';
 import { findEventsByIds, type GeofenceEvent } from '../events/events.repository.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidv7 } from '../shared/ids.ts';
@@ -78,7 +79,7 @@ function fanOut(
   for (const row of rows) {
     const event = events.get(row.eventRowId);
     if (!event) continue;
-    const type = event.eventType === 'enter' ? 'geofence.enter' : 'geofence.exit';
+    const type = eventNameOf(event.eventType);
     for (const hook of hooks.get(row.workspaceId) ?? []) {
       if (!hook.events.includes(type)) continue;
       if (hook.geofenceIds !== null && !hook.geofenceIds.includes(event.geofenceId)) continue;

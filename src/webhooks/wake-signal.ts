@@ -54,8 +54,15 @@ export interface WebhookSignals {
   deliveries: WakeSignal;
   /** Workflow action jobs became due: new runs, a test, a retry (ADR 014). */
   workflowActions: WakeSignal;
+  /** Dwell timers may have come due sooner than the worker planned to look (ADR 015). */
+  dwell: WakeSignal;
 }
 
 export function createWebhookSignals(): WebhookSignals {
-  return { outbox: new WakeSignal(), deliveries: new WakeSignal(), workflowActions: new WakeSignal() };
+  return {
+    outbox: new WakeSignal(),
+    deliveries: new WakeSignal(),
+    workflowActions: new WakeSignal(),
+    dwell: new WakeSignal(),
+  };
 }

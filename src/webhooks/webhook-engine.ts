@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.ts';
+import { DwellWorker } from '../locations/dwell-worker.ts';
 import type { ActionWorker } from '../workflows/action-worker.ts';
 import { createActionRuntime, createActionWorker } from '../workflows/workflow-engine.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
@@ -15,6 +16,8 @@ const DISPATCH_BATCH = 500;
 
 export interface WebhookEngine {
   worker: DeliveryWorker;
+  /** Fires dwell timers (contract §4.5, ADR 015); its events go through the outbox like any other. */
+  dwell: DwellWorker;
   /** Runs workflow actions; `webhook` actions are deliveries of `worker` (ADR 014). */
   workflows: ActionWorker;
   stop(): Promise<void>;
@@ -59,11 +62,28 @@ export async function drainOutbox(deps: Deps): Promise<{ deliveries: number; run
   }
 }
 
+/** The dwell worker: stored dwell events wake this node's dispatcher and count against the quota. */
+export function createDwellWorker(deps: Deps): DwellWorker {
+  return new DwellWorker({
+    db: deps.database.db,
+    capabilities: deps.database.capabilities,
+    clock: deps.clock,
+    logger: deps.logger,
+    onFired: (batch) => {
+      if (batch.dispatch) deps.signals.outbox.notify();
+      for (const [workspaceId, events] of batch.events) {
+        void deps.billing.eventQuota.record(workspaceId, events.length);
+      }
+    },
+  });
+}
+
 export function startWebhookEngine(deps: Deps): WebhookEngine {
   const dispatcher = createDeliveryDispatcher(deps);
   const worker = createDeliveryWorker(deps, dispatcher);
   const runtime = createActionRuntime(deps, dispatcher);
   const workflows = createActionWorker(deps, runtime);
+  const dwell = createDwellWorker(deps);
   const { signals } = deps;
   const pollMs = deps.config.webhookPollMs;
   let stopping = false;
@@ -82,13 +102,16 @@ export function startWebhookEngine(deps: Deps): WebhookEngine {
   })();
   worker.start(signals.deliveries, pollMs);
   workflows.start(signals.workflowActions, pollMs);
+  dwell.start(signals.dwell, pollMs);
   return {
     worker,
     workflows,
+    dwell,
     stop: async () => {
       stopping = true;
       signals.outbox.notify();
       await dispatching;
+      await dwell.stop();
       await Promise.all([worker.stop(), workflows.stop()]);
       await runtime.databases.close();
       await dispatcher.close();

@@ -2,10 +2,11 @@
 import type { Selectable } from 'kysely';
 import { fromJson, json, toBool, toDate } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
+import type { EventName } from '../events/event-types.ts';
 import type { WebhookMethod, WebhooksTable } from './webhooks.tables.ts';
 
 /** Event types a webhook subscribes to (`webhook.test` is never subscribed; see ADR 009). */
-export type WebhookEventType = 'geofence.enter' | 'geofence.exit';
+export type WebhookEventType = EventName;
 
 /** A webhook as the domain sees it. The signing secret is not part of it: see `findSealedSecret`. */
 export interface Webhook {

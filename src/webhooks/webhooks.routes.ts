@@ -8,6 +8,7 @@ import type { WebhookChanges } from './webhooks.repository.ts';
 import {
   CreatedWebhookSchema,
   CreateWebhookBody,
+  DEFAULT_EVENTS,
   ListWebhooksQuery,
   SecretSchema,
   type UpdateWebhookBody,
@@ -72,7 +73,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
         timeoutSeconds: b.timeout_seconds ?? 30,
         headers: b.headers ?? {},
         rateLimitPerMinute: b.rate_limit_per_minute ?? 60,
-        events: b.events ?? ['geofence.enter', 'geofence.exit'],
+        events: b.events ?? [...DEFAULT_EVENTS],
         geofenceIds: b.geofence_ids ?? null,
         enabled: b.enabled ?? true,
       });

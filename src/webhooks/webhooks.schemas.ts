@@ -4,14 +4,20 @@
  * targets, geofence ids of the workspace) are checked in webhooks.service.ts.
  */
 import { type Static, Type } from 'typebox';
+import { EVENT_NAMES, type EventName } from '../events/event-types.ts';
 import { component } from '../http/components.ts';
 import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { Webhook } from './webhooks.repository.ts';
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET'] as const;
 /** Event types a webhook can subscribe to; `webhook.test` is sent only by the test endpoint. */
-export const SUBSCRIBABLE_EVENTS = ['geofence.enter', 'geofence.exit'] as const;
-export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
+export const SUBSCRIBABLE_EVENTS = EVENT_NAMES;
+export type SubscribableEvent = EventName;
+/**
+ * The subscription of a webhook created without `events` (contract §5): enter and exit. `dwell`
+ * (§4.5) is asked for explicitly, so receivers written before it existed get nothing new.
+ */
+export const DEFAULT_EVENTS: SubscribableEvent[] = ['geofence.enter', 'geofence.exit'];
 
 export const MAX_CUSTOM_HEADERS = 50;
 
@@ -64,8 +70,9 @@ const Events = (defaults: { default?: string[] } = {}) =>
     minItems: 1,
     uniqueItems: true,
     description:
-      'Subscribed event types (default both). `webhook.test` cannot be listed: the test endpoint sends it ' +
-      'whatever this says.',
+      'Subscribed event types (default `geofence.enter` and `geofence.exit`; `geofence.dwell` only when ' +
+      "listed: one per visit that lasts the geofence's `dwell_seconds`). `webhook.test` cannot be listed: the " +
+      'test endpoint sends it whatever this says.',
     ...defaults,
   });
 const GeofenceIds = Nullable(
@@ -121,7 +128,7 @@ export const CreateWebhookBody = Type.Object(
     timeout_seconds: Type.Optional(TimeoutSeconds({ default: 30 })),
     headers: Type.Optional(Headers()),
     rate_limit_per_minute: Type.Optional(RateLimit({ default: 60 })),
-    events: Type.Optional(Events({ default: [...SUBSCRIBABLE_EVENTS] })),
+    events: Type.Optional(Events({ default: [...DEFAULT_EVENTS] })),
     geofence_ids: Type.Optional(GeofenceIds),
     enabled: Type.Optional(Type.Boolean({ default: true })),
   },

@@ -3,6 +3,7 @@
  * the seed §6.3 payload. Built once when the run starts and stored with it, so every attempt and
  * retry of every action renders the same values.
  */
+import { eventNameOf } from '../events/event-types.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import { geofenceEventPayload } from '../webhooks/delivery-payload.ts';
 import type { TemplateDevice } from './runs.repository.ts';
@@ -16,7 +17,7 @@ export function eventContext(
   test: boolean,
 ): TemplateContext {
   return {
-    event: event.eventType === 'enter' ? 'geofence.enter' : 'geofence.exit',
+    event: eventNameOf(event.eventType),
     event_type: event.eventType,
     event_id: event.eventId,
     occurred_at: event.occurredAt.toISOString(),

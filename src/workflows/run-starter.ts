@@ -8,6 +8,7 @@
 import type { DialectCapabilities } from '../db/database.ts';
 import { insertRows } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
+import { eventNameOf } from '../events/event-types.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { DELIVERY_COLUMNS, deliveryRow } from '../webhooks/deliveries.repository.ts';
@@ -76,7 +77,7 @@ export function buildRun(
     origin,
     origin === 'event' ? event.id : null,
     event.eventId,
-    event.eventType === 'enter' ? 'geofence.enter' : 'geofence.exit',
+    eventNameOf(event.eventType),
     JSON.stringify(context),
     allFailed ? 'failed' : 'pending',
     now,
@@ -129,7 +130,7 @@ function webhookDelivery(
     origin: 'workflow',
     eventRowId: event.id,
     geofenceId: event.geofenceId,
-    eventType: event.eventType === 'enter' ? 'geofence.enter' : 'geofence.exit',
+    eventType: eventNameOf(event.eventType),
     eventId: event.eventId,
     idempotencyKey: key,
     payload: geofenceEventPayload(event, key),
@@ -164,7 +165,7 @@ export async function startRuns(
   for (const event of events) {
     for (const workflow of workflows.get(event.workspaceId) ?? []) {
       if (workflow.geofenceId !== event.geofenceId) continue;
-      if (!workflow.eventTypes.includes(event.eventType as 'enter' | 'exit')) continue;
+      if (!workflow.eventTypes.includes(event.eventType)) continue;
       matches.push({ event, workflow });
     }
   }

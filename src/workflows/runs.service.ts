@@ -192,7 +192,7 @@ export async function retryRun(
           origin: 'workflow',
           eventRowId: null,
           geofenceId: context.geofence.id,
-          eventType: context.event === 'geofence.exit' ? 'geofence.exit' : 'geofence.enter',
+          eventType: context.event,
           eventId: context.event_id,
           idempotencyKey: key,
           payload,

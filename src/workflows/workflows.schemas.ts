@@ -3,14 +3,15 @@
  * trigger, the runs and their actions' attempts. Action configs: action-configs.schemas.ts.
  */
 import { type Static, Type } from 'typebox';
+import { EVENT_TYPES, type EventType } from '../events/event-types.ts';
 import { component } from '../http/components.ts';
 import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import { ACTION_TYPES, WorkflowAction } from './action-configs.schemas.ts';
 import { TEMPLATE_VARIABLES } from './templates.ts';
 
-/** Event types a trigger can name (contract §6). */
-export const TRIGGER_EVENT_TYPES = ['enter', 'exit'] as const;
-export type TriggerEventType = (typeof TRIGGER_EVENT_TYPES)[number];
+/** Event types a trigger can name (contract §6, `dwell` §4.5): every event type. */
+export const TRIGGER_EVENT_TYPES = EVENT_TYPES;
+export type TriggerEventType = EventType;
 export const RUN_STATUSES = ['pending', 'success', 'failed'] as const;
 export const MAX_ACTIONS = 10;
 
@@ -27,7 +28,8 @@ const Description = Nullable(Type.String({ maxLength: 2000 }));
 const EventTypes = Type.Array(StringEnum(TRIGGER_EVENT_TYPES), {
   minItems: 1,
   uniqueItems: true,
-  description: 'Event types that start the workflow',
+  description:
+    "Event types that start the workflow; `dwell` fires once per visit after the geofence's `dwell_seconds`",
 });
 
 export const TriggerSchema = component(
@@ -163,7 +165,7 @@ const RunFields = {
   id: Id,
   workflow_id: Id,
   event_id: Type.String({ description: 'Seed §6.3 event id (`workflow_test_<epoch>` for a test run)' }),
-  event_type: Type.String({ description: '`geofence.enter`, `geofence.exit`' }),
+  event_type: Type.String({ description: '`geofence.enter`, `geofence.exit`, `geofence.dwell`' }),
   test: Type.Boolean({ description: 'Started by POST /workflows/{id}/test' }),
   status: StringEnum(RUN_STATUSES, {
     description:

@@ -13,6 +13,7 @@ const addFormats = addFormatsModule.default;
 /** Schemas the document must name as components, so that a generated client has their types. */
 export const NAMED_SCHEMAS = [
   'Geofence',
+  'GeofenceDevice',
   'GeofenceGeometry',
   'Device',
   'Event',

@@ -39,8 +39,8 @@ export interface LocationOut {
 export interface EventOut {
   id: string;
   event_id: string;
-  event_type: 'enter' | 'exit';
-  event: 'geofence.enter' | 'geofence.exit';
+  event_type: 'enter' | 'exit' | 'dwell';
+  event: 'geofence.enter' | 'geofence.exit' | 'geofence.dwell';
   device_id: string;
   user_id: string;
   geofence_id: string;

@@ -75,7 +75,7 @@ describe('location history and event filters', () => {
     );
     assert.deepEqual(page.pagination, { total: 6, limit: 4, offset: 4, has_more: false });
     expectError(
-      await call(t, '/events', { ...jwt, query: { event_type: 'dwell' } }),
+      await call(t, '/events', { ...jwt, query: { event_type: 'linger' } }),
       422,
       'VALIDATION_ERROR',
     );

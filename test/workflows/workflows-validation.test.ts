@@ -209,8 +209,10 @@ const CASES: Case[] = [
   },
   {
     what: 'unknown event type',
-    eventTypes: ['enter', 'dwell'],
-    detail: [issue('enum', ['body', 'trigger', 'event_types', 1], 'Input should be "enter" or "exit"')],
+    eventTypes: ['enter', 'linger'],
+    detail: [
+      issue('enum', ['body', 'trigger', 'event_types', 1], 'Input should be "enter" or "exit" or "dwell"'),
+    ],
   },
   {
     what: 'repeated event type',

@@ -7,6 +7,7 @@ import { billing } from './0006-billing.ts';
 import { locationsWithoutDeviceFk } from './0007-locations-without-device-fk.ts';
 import { shardedUsageCounters } from './0008-sharded-usage-counters.ts';
 import { workflows } from './0009-workflows.ts';
+import { presenceAndFenceRules } from './0010-presence-and-fence-rules.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   locationsWithoutDeviceFk,
   shardedUsageCounters,
   workflows,
+  presenceAndFenceRules,
 ];

@@ -1,6 +1,6 @@
 /** Examples of /geofences (contract §3). */
 import type { OperationExamples } from './operation-example.ts';
-import { geofence, listOf } from './records.ts';
+import { devicesInside, geofence, listOf } from './records.ts';
 
 const {
   id: _id,
@@ -16,6 +16,7 @@ export const geofenceExamples: OperationExamples = {
   'GET /api/v1/geofences': { responses: { 200: listOf(geofence) } },
   'GET /api/v1/geofences/contains': { responses: { 200: listOf(geofence) } },
   'GET /api/v1/geofences/{geofence_id}': { responses: { 200: geofence } },
+  'GET /api/v1/geofences/{geofence_id}/devices': { responses: { 200: listOf(...devicesInside) } },
   'PATCH /api/v1/geofences/{geofence_id}': {
     request: { name: 'Berlin depot (north gate)', enabled: false },
     responses: { 200: { ...geofence, name: 'Berlin depot (north gate)', enabled: false } },

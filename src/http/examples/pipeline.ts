@@ -1,6 +1,6 @@
 /** Examples of the location pipeline (contract §4): devices, locations, events, tracking sessions. */
 import type { OperationExamples } from './operation-example.ts';
-import { device, event, ids, listOf, location, point, trackingSession } from './records.ts';
+import { device, dwellEvent, event, ids, listOf, location, point, trackingSession } from './records.ts';
 
 export const pipelineExamples: OperationExamples = {
   'POST /api/v1/devices': {
@@ -62,7 +62,7 @@ export const pipelineExamples: OperationExamples = {
       },
     },
   },
-  'GET /api/v1/events': { responses: { 200: listOf(event) } },
+  'GET /api/v1/events': { responses: { 200: listOf(dwellEvent, event) } },
   'GET /api/v1/events/{event_id}': { responses: { 200: event } },
   'POST /api/v1/devices/{device_id}/sessions': {
     request: { metadata: trackingSession.metadata },

@@ -15,6 +15,7 @@ export const ids = {
   invitation: '0197a0c2-3b14-7d85-8162-9d0e1f203141',
   geofence: '0197a0c2-3b15-7e96-9273-0e1f20314151',
   device: '0197a0c2-3b16-7fa7-8384-1f2031415161',
+  otherDevice: '0197a0c2-3b16-7fa7-8384-1f2031415162',
   location: '0197a0c2-3b17-70b8-9495-203141516171',
   event: '0197a0c2-3b18-71c9-85a6-314151617181',
   session: '0197a0c2-3b19-72da-96b7-415161718191',
@@ -106,6 +107,9 @@ export const geofence = {
   metadata: { region: 'north' },
   enabled: true,
   bbox: [13.3777, 52.5155, 13.3795, 52.5163],
+  dwell_seconds: null,
+  exit_buffer_m: null,
+  max_accuracy_m: null,
   created_at: CREATED,
   updated_at: UPDATED,
 };
@@ -157,6 +161,45 @@ export const event = {
   created_at: '2026-03-10T12:10:01.000Z',
   metadata: { geofence_metadata: { region: 'north' }, event_metadata: { trip: 'T-1001' } },
 };
+
+/** The `dwell` of the same visit (contract §4.5), with a geofence `dwell_seconds` of 600. */
+export const dwellEvent = {
+  ...event,
+  id: '0197a0c2-3b18-71c9-85a6-314151617182',
+  event_id: `${ids.geofence}_dwell_1773145200`,
+  event_type: 'dwell',
+  event: 'geofence.dwell',
+  occurred_at: '2026-03-10T12:20:00.000Z',
+  created_at: '2026-03-10T12:20:00.150Z',
+};
+
+/** The devices inside the geofence: Truck 7 since its enter above, a van there for longer. */
+export const devicesInside = [
+  {
+    device_id: ids.device,
+    name: device.name,
+    external_id: device.external_id,
+    user_id: device.user_id,
+    entered_at: FIX_TIME,
+    dwelling: false,
+    last_seen_at: FIX_TIME,
+    last_location: device.last_location,
+  },
+  {
+    device_id: ids.otherDevice,
+    name: 'Van 3',
+    external_id: 'van-3',
+    user_id: null,
+    entered_at: '2026-03-10T11:02:00.000Z',
+    dwelling: true,
+    last_seen_at: '2026-03-10T12:09:30.000Z',
+    last_location: {
+      point: { type: 'Point', coordinates: [13.3781, 52.5157] },
+      timestamp: '2026-03-10T12:09:30.000Z',
+      accuracy: 12,
+    },
+  },
+];
 
 export const trackingSession = {
   id: ids.session,
