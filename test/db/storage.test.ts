@@ -54,6 +54,7 @@ describe(`storage on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
       'email_outbox',
       'event_outbox',
       'geofence_events',
+      'geofence_presence',
       'geofence_versions',
       'geofences',
       'invitations',
