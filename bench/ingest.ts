@@ -19,7 +19,7 @@
  * `exit_buffer_m` M on every geofence, in alternating passes (./support/exit-buffer-ab.ts): the
  * buffer's cost against the 15 % target, the null workspace beside the default figures.
  * Usage: npm run bench:ingest [-- --postgres --batches 100 --concurrency 2,4 --seconds 5 --rounds 3 --cpu-prof DIR
- *   --exit-buffer 30 --buffer-batches 60 --buffer-rounds 6]
+ *   --exit-buffer 30 --buffer-batches 30 --buffer-rounds 8]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -50,8 +50,8 @@ const { values } = parseArgs({
     // Metres: measure the cost of exit_buffer_m (A/B workspaces) after the default measurements.
     'exit-buffer': { type: 'string' },
     // Batches of 1,000 per timed A or B pass, and rounds of one A and one B pass.
-    'buffer-batches': { type: 'string', default: '60' },
-    'buffer-rounds': { type: 'string', default: '6' },
+    'buffer-batches': { type: 'string', default: '30' },
+    'buffer-rounds': { type: 'string', default: '8' },
   },
 });
 const BATCHES = Number(values.batches);
