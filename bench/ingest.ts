@@ -300,6 +300,14 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
       rss_mib_per_10k_devices: Math.round((((rssDevices - rssFences) / 1024) * 10_000 * 10) / DEVICES) / 10,
       ...(exitBuffer === undefined ? {} : { exit_buffer: exitBuffer }),
     };
+  } catch (error) {
+    // A reset connection is either the server gone (say how) or the network's.
+    if (server.exitCode !== null || server.signalCode !== null) {
+      console.error(
+        `${database}: the server ended (exit code ${server.exitCode}, signal ${server.signalCode})`,
+      );
+    }
+    throw error;
   } finally {
     await stopServer(server);
     fs.rmSync(dir, { recursive: true, force: true });
