@@ -14,7 +14,12 @@
  *  - Resident memory of the server: per 10,000 geofences (index loaded) and per 10,000 devices.
  * Runs on SQLite, and on PostgreSQL too with --postgres (a fresh database is created and dropped).
  * Batch throughput is the median of three equal segments of the timed batches.
- * Usage: npm run bench:ingest [-- --postgres --batches 100 --concurrency 2,4 --seconds 5 --rounds 3 --cpu-prof DIR]
+ * With --exit-buffer M, after all of the above and on the same server: batch ingestion into two
+ * fresh workspaces holding the same geofences, one with every §4.5 rule null and one with
+ * `exit_buffer_m` M on every geofence, in alternating passes (./support/exit-buffer-ab.ts): the
+ * buffer's cost against the 15 % target, the null workspace beside the default figures.
+ * Usage: npm run bench:ingest [-- --postgres --batches 100 --concurrency 2,4 --seconds 5 --rounds 3 --cpu-prof DIR
+ *   --exit-buffer 30 --buffer-batches 30 --buffer-rounds 8]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +28,9 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 // @ts-expect-error: the shared workload generator is plain JavaScript without types.
 import { fences, points } from '../../shared/bench/dataset.mjs';
+import { walkFences } from './support/edge-walk.ts';
+import { describeExitBuffer, type ExitBufferFigures, measureExitBuffer } from './support/exit-buffer-ab.ts';
+import { api, apiKeyAccount, pool } from './support/ingest-api.ts';
 import { freePort, load, median, processCpuMs, startServer, stopServer } from './support/load.ts';
 import { createBenchDatabase, dropBenchDatabase } from './support/postgres.ts';
 
@@ -39,6 +47,11 @@ const { values } = parseArgs({
     devices: { type: 'string', default: '10000' },
     // Writes a V8 CPU profile of the server (node --cpu-prof) into this folder when it stops.
     'cpu-prof': { type: 'string' },
+    // Metres: measure the cost of exit_buffer_m (A/B workspaces) after the default measurements.
+    'exit-buffer': { type: 'string' },
+    // Batches of 1,000 per timed A or B pass, and rounds of one A and one B pass.
+    'buffer-batches': { type: 'string', default: '30' },
+    'buffer-rounds': { type: 'string', default: '8' },
   },
 });
 const BATCHES = Number(values.batches);
@@ -47,6 +60,10 @@ const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const FENCES = Number(values.fences);
 const DEVICES = Number(values.devices);
+const EXIT_BUFFER_M = values['exit-buffer'] === undefined ? undefined : Number(values['exit-buffer']);
+if (EXIT_BUFFER_M !== undefined && !(EXIT_BUFFER_M >= 1 && EXIT_BUFFER_M <= 1000)) {
+  throw new Error('--exit-buffer takes metres, 1..1000 (contract §4.5)');
+}
 
 type Fence = { id: number; geometry: unknown };
 const fenceRows = (fences as (n: number, seed: number) => Fence[])(FENCES, 1);
@@ -58,32 +75,6 @@ const queryPoints = (points as (n: number, seed: number) => Array<[number, numbe
 function rssKiB(pid: number | undefined): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-}
-
-async function api(
-  base: string,
-  method: string,
-  url: string,
-  body: unknown,
-  auth: Record<string, string>,
-): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}/api/v1${url}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...auth },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
-
-async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
 }
 
 interface BatchLevel {
@@ -116,6 +107,8 @@ interface DbFigures {
   single_ratio: number;
   rss_mib_per_10k_geofences: number;
   rss_mib_per_10k_devices: number;
+  /** With --exit-buffer: the A/B figures. */
+  exit_buffer?: ExitBufferFigures;
 }
 
 /**
@@ -154,19 +147,7 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
     profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
   );
   try {
-    await api(base, 'POST', '/auth/register', { email: 'bench@example.com', password: 'bench password' }, {});
-    const pair = await api(
-      base,
-      'POST',
-      '/auth/login',
-      { email: 'bench@example.com', password: 'bench password' },
-      {},
-    );
-    const jwt = { authorization: `Bearer ${String(pair.access_token)}` };
-    const key = String(
-      (await api(base, 'POST', '/account/api-keys', { name: 'bench', scopes: ['*'] }, jwt)).key,
-    );
-    const auth = { 'x-api-key': key };
+    const auth = await apiKeyAccount(base, 'bench@example.com');
 
     const rssStart = rssKiB(server.pid);
     await pool(fenceRows, 8, async (f) => {
@@ -286,6 +267,20 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
     if (non2xx > 0) console.warn(`${database}: ${non2xx} single POSTs were not 2xx`);
     const singleRps = median(singles.map((r) => r.rps));
     const bareRps = median(bares.map((r) => r.rps));
+    const exitBuffer =
+      EXIT_BUFFER_M === undefined
+        ? undefined
+        : await measureExitBuffer({
+            base,
+            serverPid: server.pid,
+            walkers: walkFences(FENCES, 1),
+            points: queryPoints,
+            devices: DEVICES,
+            bufferM: EXIT_BUFFER_M,
+            batchesPerPass: Number(values['buffer-batches']),
+            rounds: Number(values['buffer-rounds']),
+            inFlight: firstLevel.in_flight,
+          });
     return {
       database,
       batch_locations_per_s: firstLevel.locations_per_s,
@@ -303,7 +298,16 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
       single_ratio: Math.round((singleRps / bareRps) * 1000) / 1000,
       rss_mib_per_10k_geofences: Math.round((((rssFences - rssStart) / 1024) * 10_000 * 10) / FENCES) / 10,
       rss_mib_per_10k_devices: Math.round((((rssDevices - rssFences) / 1024) * 10_000 * 10) / DEVICES) / 10,
+      ...(exitBuffer === undefined ? {} : { exit_buffer: exitBuffer }),
     };
+  } catch (error) {
+    // A reset connection is either the server gone (say how) or the network's.
+    if (server.exitCode !== null || server.signalCode !== null) {
+      console.error(
+        `${database}: the server ended (exit code ${server.exitCode}, signal ${server.signalCode})`,
+      );
+    }
+    throw error;
   } finally {
     await stopServer(server);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -339,5 +343,16 @@ for (const r of results) {
   console.log(
     `${r.database}: bare Fastify ran at ${r.bare_vs_reference} × the reference machine's ${REFERENCE_BARE_POST_RPS} req/s during this run`,
   );
+}
+for (const r of results) {
+  if (r.exit_buffer === undefined) continue;
+  for (const line of describeExitBuffer(r.database, r.exit_buffer)) console.log(line);
+  const a = r.exit_buffer.workloads.find((w) => w.workload === 'uniform')?.a;
+  if (a) {
+    console.log(
+      `${r.database}: rules null, workspace A (uniform) ${a.locations_per_s} locations/s, CPU ${a.cpu_ms_per_1000} ms per 1,000 ` +
+        `beside the default batch figure of this run ${r.batch_locations_per_s} locations/s, CPU ${r.batch_cpu_ms_per_1000} ms per 1,000 (both at ${r.exit_buffer.in_flight} in flight)`,
+    );
+  }
 }
 console.log(JSON.stringify({ bench: 'ingest', fences: FENCES, devices: DEVICES, batches: BATCHES, results }));
