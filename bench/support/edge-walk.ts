@@ -2,9 +2,10 @@
  * Devices walking across geofence edges, the workload that makes an exit buffer (contract §4.5) do
  * its work: device d belongs to geofence d of the INGEST-10K set and, step after step, reports a
  * point inside it, then one just outside (half the buffer beyond the boundary: an exit that the
- * buffer holds back), then one well outside (three buffers beyond: the exit happens). Without a
- * buffer that cycle makes an enter and an exit at the near step; with one, the same enter and exit,
- * the exit one step later. Both runs produce the same events, so comparing them measures the rule's
+ * buffer holds back), then one well outside (three buffers beyond the fence's farthest boundary
+ * point: the exit happens). Without a buffer that cycle makes an enter and an exit at the near
+ * step; with one, the same enter and exit, the exit one step later. Both runs produce as many
+ * events (but for geofences overlapping the walked one), so comparing them measures the rule's
  * evaluation (a distance to the geometry at every outside step) and not fewer database writes.
  *
  * The points lie on a ray from the fence's centre: through a polygon vertex (the INGEST-10K polygons

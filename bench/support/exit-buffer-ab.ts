@@ -9,7 +9,7 @@
  *  - uniform: INGEST-10K's points (devices jump across the region): B asks the buffer at every exit,
  *    which holds almost none back;
  *  - edge: devices walking across their geofence's edge (./edge-walk.ts): B asks the buffer at two
- *    steps of three, the near one held back, the far one not; A and B produce the same events.
+ *    steps of three, the near one held back, the far one not; A and B produce about as many events.
  *
  * Passes alternate A, B, B, A, … (each round swaps the order, so a slow drift — the database
  * growing, the machine's load — weighs on both alike), one untimed warm-up pass each first.
