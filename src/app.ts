@@ -8,6 +8,8 @@ import { apiKeyRoutes } from './auth/api-keys.routes.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRouteAuth } from './auth/route-auth.ts';
 import { billingRoutes } from './billing/billing.routes.ts';
+import { contentSecurityPolicy } from './dashboard/content-security-policy.ts';
+import { dashboardRoutes, sendIndex, wantsDashboardPage } from './dashboard/dashboard.routes.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/devices.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
@@ -48,7 +50,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
-  registerErrorHandling(app, (_method, url) => routes.allowedMethods(url));
+  const csp = contentSecurityPolicy(deps.config.mapTileUrl);
+  registerErrorHandling(
+    app,
+    (_method, url) => routes.allowedMethods(url),
+    (request, reply) =>
+      wantsDashboardPage(request) ? sendIndex(reply, deps.dashboardFiles, csp) : undefined,
+  );
   registerInputRules(app);
   const metrics = createHttpMetrics();
   registerRequestLogging(app, metrics);
@@ -62,6 +70,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ping: deps.database.ping,
     metrics,
     metricsToken: deps.config.metricsToken,
+  });
+  await app.register(dashboardRoutes, {
+    files: deps.dashboardFiles,
+    mapTileUrl: deps.config.mapTileUrl,
+    mapTileAttribution: deps.config.mapTileAttribution,
   });
   const { identity } = deps;
   await app.register(

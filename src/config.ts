@@ -59,6 +59,11 @@ export interface Config {
   webhookConcurrency: number;
   /** Bound on one workflow action attempt (WORKFLOW_ACTION_TIMEOUT, default 30s). */
   workflowActionTimeoutMs: number;
+  /** The dashboard's map tiles (MAP_TILE_URL, `{z}/{x}/{y}` template); unset = a graticule on a plain background. */
+  mapTileUrl: string | undefined;
+  mapTileAttribution: string | undefined;
+  /** The built dashboard (DASHBOARD_DIR, default `web/dist` of the package). */
+  dashboardDir: string;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +174,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('ENCRYPTION_KEY must be at least 32 characters long');
   }
 
+  const mapTileUrl = read('MAP_TILE_URL');
+  if (mapTileUrl !== undefined && !/^https?:\/\/[^/]+\/.*\{z\}.*\{x\}.*\{y\}/.test(mapTileUrl)) {
+    problems.push(`MAP_TILE_URL must be an http(s) URL template with {z}, {x} and {y}, got "${mapTileUrl}"`);
+  }
+
   const logLevel = (read('LOG_LEVEL') ?? 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -204,6 +214,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookPollMs: durationMs('WEBHOOK_POLL_INTERVAL', 1000),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', 256, 1, 10_000),
     workflowActionTimeoutMs: durationMs('WORKFLOW_ACTION_TIMEOUT', 30_000),
+    mapTileUrl,
+    mapTileAttribution: read('MAP_TILE_ATTRIBUTION'),
+    dashboardDir: path.resolve(read('DASHBOARD_DIR') ?? path.join(import.meta.dirname, '../web/dist')),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -20,6 +20,7 @@ import {
 import { OWASP_ARGON2ID, type PasswordHashParams } from './auth/passwords.ts';
 import { type Billing, createBilling } from './billing/billing.ts';
 import type { Config } from './config.ts';
+import { type DashboardFiles, loadDashboardFiles } from './dashboard/dashboard-files.ts';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { GeofenceIndexRegistry } from './geofences/geofence-index-registry.ts';
@@ -54,6 +55,8 @@ export interface Deps {
   signals: WebhookSignals;
   /** Plans, subscriptions, API-key rate limits, event quotas and usage metering (contract §7). */
   billing: Billing;
+  /** The built web dashboard, served at `/` (src/dashboard). */
+  dashboardFiles: DashboardFiles;
   /** Closes everything this root opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -161,6 +164,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       idleEvictMs: config.geofenceIndexIdleMs,
     }),
     signals: createWebhookSignals(),
+    dashboardFiles: loadDashboardFiles(config.dashboardDir),
     limiters,
     passwordResets,
     billing,

@@ -131,9 +131,13 @@ export function handleFrameworkError(
 export function registerErrorHandling(
   app: FastifyInstance,
   methodsFor: (method: string, url: string) => string[],
+  /** Answers an address no route serves (the dashboard's pages), or returns undefined for the 404. */
+  pageFallback?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined,
 ): void {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
+    const page = pageFallback?.(request, reply);
+    if (page) return page;
     const allowed = methodsFor(request.method, request.url);
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));

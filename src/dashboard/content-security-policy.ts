@@ -1,0 +1,27 @@
+/**
+ * The dashboard's Content-Security-Policy: scripts, styles and API calls from this origin only,
+ * images also from the map tile server. No inline script is ever allowed, so an injected string
+ * cannot run even if it reached the page.
+ */
+export function contentSecurityPolicy(mapTileUrl: string | undefined): string {
+  const tiles = mapTileUrl ? ` ${tileOrigin(mapTileUrl)}` : '';
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data: blob:${tiles}`,
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The origin of a tile template; a `{s}` subdomain placeholder becomes a wildcard. */
+export function tileOrigin(template: string): string {
+  const match = /^(https?):\/\/([^/]+)/.exec(template);
+  if (!match) return '';
+  return `${match[1]}://${(match[2] ?? '').replace(/\{s\}/g, '*')}`;
+}

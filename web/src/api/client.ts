@@ -1,0 +1,55 @@
+/**
+ * The typed API client: openapi-fetch over the types generated from our OpenAPI document
+ * (`npm run web:types`), so a drifting API fails the dashboard's type-check. A middleware adds the
+ * access token; a 401 `TOKEN_EXPIRED` (the tab slept past the planned refresh) refreshes once and
+ * replays the request.
+ */
+import createClient, { type Middleware } from 'openapi-fetch';
+import { accessToken, refreshNow } from '../auth/session.ts';
+import type { components, paths } from './schema.ts';
+
+export type Schemas = components['schemas'];
+export type ApiError = Schemas['Error'];
+
+const replayable = new Map<string, Request>();
+
+const auth: Middleware = {
+  onRequest({ request, id }) {
+    const token = accessToken();
+    if (token && !request.headers.has('authorization'))
+      request.headers.set('authorization', `Bearer ${token}`);
+    if (token) replayable.set(id, request.clone());
+    return request;
+  },
+  async onResponse({ response, id }) {
+    const original = replayable.get(id);
+    replayable.delete(id);
+    if (response.status !== 401 || !original) return response;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => null)) as { error_code?: string } | null;
+    if (body?.error_code !== 'TOKEN_EXPIRED' || !(await refreshNow())) return response;
+    original.headers.set('authorization', `Bearer ${accessToken()}`);
+    return fetch(original);
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: '' });
+api.use(auth);
+
+/** The message to show for a failed call: the contract's `detail`, or a readable summary of a 422. */
+export function errorMessage(error: unknown): string {
+  if (!error || typeof error !== 'object') return 'Something went wrong. Please try again.';
+  const detail = (error as { detail?: unknown }).detail;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((issue: { loc?: unknown[]; msg?: string }) => {
+        const field = (issue.loc ?? []).filter((part) => part !== 'body').join('.');
+        return field ? `${field}: ${issue.msg}` : (issue.msg ?? '');
+      })
+      .join('; ');
+  }
+  return 'Something went wrong. Please try again.';
+}

@@ -1,0 +1,75 @@
+/** The signed-in frame: skip link, navigation, workspace switcher and sign-out around the page. */
+import { type ChangeEvent, type ReactNode, useState } from 'react';
+import { useAuth } from '../auth/AuthProvider.tsx';
+import { Link } from './Link.tsx';
+import { navigate, useLocation } from './router.ts';
+
+export const NAV = [
+  { href: '/geofences', label: 'Geofences' },
+  { href: '/devices', label: 'Devices' },
+  { href: '/events', label: 'Events' },
+  { href: '/api-keys', label: 'API keys' },
+] as const;
+
+export function Shell({ children }: { children: ReactNode }) {
+  const { me, logout, switchWorkspace } = useAuth();
+  const { path } = useLocation();
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const onWorkspace = async (event: ChangeEvent<HTMLSelectElement>): Promise<void> => {
+    setProblem(await switchWorkspace(event.target.value));
+  };
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">◎ Geofence</span>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="account">
+          {me && me.workspaces.length > 0 ? (
+            <label className="workspace-switcher">
+              <span className="visually-hidden">Workspace</span>
+              <select value={me.workspace_id} onChange={(e) => void onWorkspace(e)}>
+                {me.workspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+          <span className="who" title={me?.email}>
+            {me?.name ?? me?.email}
+          </span>
+          <button
+            type="button"
+            onClick={() => {
+              void logout().then(() => navigate('/login'));
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      {problem ? (
+        <div className="notice notice-error" role="alert">
+          {problem}
+        </div>
+      ) : null}
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,158 @@
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { formatTime } from '../../ui/format.ts';
+import { Field, formValue, Notice } from '../../ui/forms.tsx';
+import { SCOPE_GROUPS, type Scope } from './scopes.ts';
+
+type ApiKey = Schemas['ApiKey'];
+
+/** Settings → API keys: create with scopes, the key shown once with a copy button, list, revoke. */
+export function ApiKeysPage() {
+  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+
+  const load = useCallback(async () => {
+    const { data, error: failure } = await api.GET('/api/v1/account/api-keys', {
+      params: { query: { limit: 200 } },
+    });
+    if (data) setKeys(data.results);
+    else setError(errorMessage(failure));
+  }, []);
+  useEffect(() => void load(), [load]);
+
+  const create = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const scopes = new FormData(form).getAll('scope') as Scope[];
+    if (scopes.length === 0) {
+      setError('Choose at least one scope.');
+      return;
+    }
+    const { data, error: failure } = await api.POST('/api/v1/account/api-keys', {
+      body: { name: formValue(form, 'name'), scopes },
+    });
+    if (!data) {
+      setError(errorMessage(failure));
+      return;
+    }
+    setError(null);
+    setCreated({ name: data.name, key: data.key });
+    form.reset();
+    await load();
+  };
+
+  const revoke = async (key: ApiKey): Promise<void> => {
+    if (!window.confirm(`Revoke "${key.name}"? Clients using it stop working at once.`)) return;
+    const { error: failure } = await api.DELETE('/api/v1/account/api-keys/{api_key_id}', {
+      params: { path: { api_key_id: key.id } },
+    });
+    if (failure) setError(errorMessage(failure));
+    await load();
+  };
+
+  return (
+    <main id="main" className="page">
+      <h1>API keys</h1>
+      <p className="lead">
+        Keys let your devices and servers call the API. A key is shown once, when it is created.
+      </p>
+      {created ? <NewKey {...created} onDone={() => setCreated(null)} /> : null}
+      <section aria-labelledby="create-key">
+        <h2 id="create-key">Create a key</h2>
+        <form onSubmit={create} className="stack">
+          <Field label="Name" name="name" required maxLength={255} placeholder="Fleet tracker" />
+          <fieldset className="scopes">
+            <legend>Scopes</legend>
+            <label className="check">
+              <input type="checkbox" name="scope" value="*" /> Everything (<code>*</code>)
+            </label>
+            <div className="scope-groups">
+              {SCOPE_GROUPS.map((group) => (
+                <fieldset key={group.resource} className="scope-group">
+                  <legend>{group.resource}</legend>
+                  {group.scopes.map((scope) => (
+                    <label key={scope} className="check">
+                      <input type="checkbox" name="scope" value={scope} /> {scope.split(':')[1]}
+                    </label>
+                  ))}
+                </fieldset>
+              ))}
+            </div>
+          </fieldset>
+          <Notice kind="error">{error}</Notice>
+          <button type="submit" className="primary">
+            Create key
+          </button>
+        </form>
+      </section>
+      <section aria-labelledby="key-list">
+        <h2 id="key-list">Keys</h2>
+        {keys === null ? (
+          <p role="status">Loading…</p>
+        ) : keys.length === 0 ? (
+          <p>No keys yet.</p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key) => (
+                  <tr key={key.id}>
+                    <td>{key.name}</td>
+                    <td>
+                      <code>{key.prefix}…</code>
+                    </td>
+                    <td>{key.scopes.join(', ')}</td>
+                    <td>{formatTime(key.created_at)}</td>
+                    <td>{key.last_used_at ? formatTime(key.last_used_at) : 'Never'}</td>
+                    <td>
+                      <button type="button" className="danger" onClick={() => void revoke(key)}>
+                        Revoke<span className="visually-hidden"> {key.name}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </main>
+  );
+}
+
+function NewKey({ name, key, onDone }: { name: string; key: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async (): Promise<void> => {
+    await navigator.clipboard.writeText(key);
+    setCopied(true);
+  };
+  return (
+    <section className="new-key" aria-labelledby="new-key-title">
+      <h2 id="new-key-title">Key “{name}” created</h2>
+      <p>Copy it now: it will not be shown again.</p>
+      <div className="copy-row">
+        <code data-testid="new-api-key">{key}</code>
+        <button type="button" onClick={() => void copy()}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <p role="status">{copied ? 'The key is on your clipboard.' : ''}</p>
+      <button type="button" onClick={onDone}>
+        Done
+      </button>
+    </section>
+  );
+}

@@ -1,0 +1,45 @@
+import { useState } from 'react';
+import { api, errorMessage } from '../../api/client.ts';
+import { Link } from '../../app/Link.tsx';
+import { navigate } from '../../app/router.ts';
+import { useAuth } from '../../auth/AuthProvider.tsx';
+import { isSignedIn } from '../../auth/session.ts';
+import { Notice } from '../../ui/forms.tsx';
+import { AuthLayout } from './AuthLayout.tsx';
+
+/** The invitation e-mail's link: sign in (or create an account), then accept. */
+export function AcceptInvitationPage({ token }: { token: string }) {
+  const { reload } = useAuth();
+  const [error, setError] = useState<string | null>(null);
+  const here = `/accept-invitation?token=${encodeURIComponent(token)}`;
+
+  const accept = async (): Promise<void> => {
+    const { error: failure } = await api.POST('/api/v1/workspaces/invitations/accept', { body: { token } });
+    if (failure) {
+      setError(errorMessage(failure));
+      return;
+    }
+    await reload();
+    navigate('/geofences');
+  };
+
+  return (
+    <AuthLayout title="Join a workspace">
+      {isSignedIn() ? (
+        <>
+          <p>You were invited to a workspace.</p>
+          <Notice kind="error">{error}</Notice>
+          <button type="button" className="primary" onClick={() => void accept()} disabled={!token}>
+            Accept invitation
+          </button>
+        </>
+      ) : (
+        <p>
+          <Link href={`/login?next=${encodeURIComponent(here)}`}>Sign in</Link> or{' '}
+          <Link href={`/register?next=${encodeURIComponent(here)}`}>create an account</Link> to accept the
+          invitation.
+        </p>
+      )}
+    </AuthLayout>
+  );
+}
