@@ -51,6 +51,8 @@ export class DrawTools {
     private readonly renderer: L.Canvas,
     private readonly callbacks: DrawCallbacks,
   ) {
+    // Geoman gives maps their `pm` when they are created; this one may be older than Geoman's module.
+    if (!map.pm) L.PM.reInitLayer(map as unknown as L.Layer);
     const pm = map.pm;
     pm.setLang(
       'en',

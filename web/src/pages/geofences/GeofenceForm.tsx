@@ -175,7 +175,7 @@ export function GeofenceForm(props: Props) {
       <div className="editor-head">
         <h2 id="geofence-form-title">{geofence ? `Edit “${geofence.name}”` : 'New geofence'}</h2>
         <button type="button" onClick={props.onClose}>
-          Close
+          Close form
         </button>
       </div>
       {geofence ? (
@@ -206,6 +206,7 @@ export function GeofenceForm(props: Props) {
               {...attrs}
               rows={2}
               value={description}
+              maxLength={2000}
               onChange={(e) => setDescription(e.target.value)}
             />
           )}
@@ -215,7 +216,14 @@ export function GeofenceForm(props: Props) {
           hint="Your own identifier, unique in the workspace (optional)."
           error={fieldErrors.external_id}
         >
-          {(attrs) => <input {...attrs} value={externalId} onChange={(e) => setExternalId(e.target.value)} />}
+          {(attrs) => (
+            <input
+              {...attrs}
+              value={externalId}
+              maxLength={255}
+              onChange={(e) => setExternalId(e.target.value)}
+            />
+          )}
         </TextField>
         {geofence ? (
           <div className="field switch-row">

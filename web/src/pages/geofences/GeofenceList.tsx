@@ -87,7 +87,7 @@ export function GeofenceList({ filters, selectedId, version, onSelect }: Props) 
       <h2 id="geofence-list-title">All geofences</h2>
       <div className="list-filters">
         <div className="field">
-          <label htmlFor={searchId}>Search by name</label>
+          <label htmlFor={searchId}>Search geofences</label>
           <input
             id={searchId}
             type="search"

@@ -130,10 +130,11 @@ export default function GeofencesPage() {
         );
         created = { map, shapes, draw };
         tools.current = created;
-        const initial = parseView(new URLSearchParams(window.location.search).get('view'));
+        const given = new URLSearchParams(window.location.search).get('view');
+        const initial = parseView(given);
         if (initial) {
           map.setView([initial.lat, initial.lng], initial.zoom, { animate: false });
-          writtenView.current = formatView(map);
+          writtenView.current = given;
         }
         map.on('moveend', () => {
           const next = formatView(map);

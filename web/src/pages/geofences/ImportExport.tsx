@@ -211,10 +211,26 @@ function rejectionText(rejection: {
   error_code?: string;
   details?: Record<string, unknown>;
 }): string {
-  const message = errorMessage({ detail: rejection.detail });
+  const message = Array.isArray(rejection.detail)
+    ? issuesText(rejection.detail)
+    : errorMessage({ detail: rejection.detail });
   if (rejection.error_code !== 'INVALID_GEOMETRY') return message;
   const reason = typeof rejection.details?.reason === 'string' ? rejection.details.reason : null;
   const location = rejection.details?.location;
   const where = Array.isArray(location) && location.length === 2 ? ` at ${location[0]}, ${location[1]}` : '';
   return reason ? `${message} (${reason}${where})` : message;
+}
+
+/**
+ * A 422 issue list of one item, its places relative to the item: `["body", "features", 3,
+ * "properties", "name"]` reads `name` (the row already says which feature).
+ */
+function issuesText(issues: readonly { loc?: readonly (string | number)[]; msg?: string }[]): string {
+  return issues
+    .map((issue) => {
+      const loc = (issue.loc ?? []).slice(3);
+      if (loc[0] === 'properties') loc.shift();
+      return loc.length > 0 ? `${loc.join('.')}: ${issue.msg ?? ''}` : (issue.msg ?? '');
+    })
+    .join('; ');
 }
