@@ -63,10 +63,17 @@ export async function showView(page: Page, view: MapView): Promise<void> {
   await page.evaluate(
     `history.pushState(null, '', ${JSON.stringify(target)}); dispatchEvent(new PopStateEvent('popstate'))`,
   );
-  await page.waitForFunction(
-    `(() => { const v = new URLSearchParams(location.search).get('view')?.split(',').map(Number);
-      return v && Math.abs(v[0] - ${view.lat}) < 1e-6 && Math.abs(v[1] - ${view.lng}) < 1e-6 && v[2] === ${view.zoom}; })()`,
-  );
+  // Polled from Node: the page's CSP forbids the string evaluation `waitForFunction` would need.
+  await page.waitForURL((url) => {
+    const [lat, lng, zoom] = (url.searchParams.get('view') ?? '').split(',').map(Number);
+    return (
+      lat !== undefined &&
+      lng !== undefined &&
+      Math.abs(lat - view.lat) < 1e-6 &&
+      Math.abs(lng - view.lng) < 1e-6 &&
+      zoom === view.zoom
+    );
+  });
 }
 
 function project([lng, lat]: LngLat, zoom: number): { x: number; y: number } {
@@ -110,10 +117,25 @@ async function pointAt(page: Page, x: number, y: number): Promise<void> {
   await page.waitForTimeout(CANVAS_MOVE_WINDOW_MS);
 }
 
-async function clickAt(page: Page, position: LngLat): Promise<void> {
+/**
+ * The pixel of a position the pointer can reach: on the map's panes, not under its controls. (An
+ * active tool shows its "Finish"/"Cancel" actions beside its button; a click there ends the tool.)
+ */
+async function reachable(page: Page, position: LngLat): Promise<{ x: number; y: number }> {
   // On a phone the map is above the panel and the page scrolls: bring the map back first.
   await geofenceMap(page).scrollIntoViewIfNeeded();
   const { x, y } = await pixelOf(page, position);
+  const over = await page.evaluate<string | null>(
+    `(() => { const el = document.elementFromPoint(${x}, ${y});
+      const control = el && el.closest('.leaflet-control-container .leaflet-control, .leaflet-popup');
+      return control ? control.className : null; })()`,
+  );
+  if (over) throw new Error(`[${position.join(', ')}] is under a map control (${over}): draw elsewhere`);
+  return { x, y };
+}
+
+async function clickAt(page: Page, position: LngLat): Promise<void> {
+  const { x, y } = await reachable(page, position);
   await pointAt(page, x, y);
   await page.mouse.click(x, y);
 }
@@ -164,9 +186,8 @@ export async function cutHole(page: Page, ring: readonly LngLat[]): Promise<void
 }
 
 async function drag(page: Page, from: LngLat, to: LngLat): Promise<void> {
-  await geofenceMap(page).scrollIntoViewIfNeeded();
-  const a = await pixelOf(page, from);
-  const b = await pixelOf(page, to);
+  const a = await reachable(page, from);
+  const b = await reachable(page, to);
   await pointAt(page, a.x, a.y);
   await page.mouse.down();
   for (const t of [0.25, 0.5, 0.75, 1]) {

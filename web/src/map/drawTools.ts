@@ -221,12 +221,14 @@ export class DrawTools {
   }
 
   private syncPressed(): void {
-    // Geoman marks the active button after the toggle event: read it once the DOM settled.
+    // Geoman marks the active tool (class `active` on the button's wrapper) after the toggle event:
+    // read it once the DOM settled.
     requestAnimationFrame(() => {
       for (const button of this.map
         .getContainer()
         .querySelectorAll<HTMLElement>('.leaflet-pm-toolbar .leaflet-buttons-control-button')) {
-        button.setAttribute('aria-pressed', String(button.classList.contains('active')));
+        const on = button.parentElement?.classList.contains('active') ?? false;
+        button.setAttribute('aria-pressed', String(on));
       }
     });
   }
