@@ -185,8 +185,9 @@ export class DrawTools {
     if (!layer) return;
     layer.setStyle(EDITING);
     layer.on('pm:edit', this.changed, this);
-    // A shape added while "Edit vertices" is on gets its handles like the others had.
+    // A shape added while "Edit vertices" or "Move shape" is on takes part like the one before it.
     if (this.map.pm.globalEditModeEnabled()) layer.pm.enable();
+    if (this.map.pm.globalDragModeEnabled()) layer.pm.enableLayerDrag();
   }
 
   /** The exit buffer of a circle as a dashed ring: how far out a device inside stays inside. */

@@ -7,6 +7,7 @@ import type L from 'leaflet';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
 import { setQuery, useLocation } from '../../app/router.ts';
+import { useAuth } from '../../auth/AuthProvider.tsx';
 import { createBaseMap } from '../../map/baseMap.ts';
 import type { DrawTools, GeometryChange } from '../../map/drawTools.ts';
 import { type GeofenceGeometry, geometryText, parseGeometry } from '../../map/geofenceGeometry.ts';
@@ -28,6 +29,19 @@ interface MapTools {
 type Editor = { geofence: Geofence | null; key: number };
 
 export default function GeofencesPage() {
+  const { me } = useAuth();
+  const workspace = me?.workspace_id ?? '';
+  const shown = useRef(workspace);
+  // Another workspace is another set of geofences: its own page, without the last one's selection.
+  useEffect(() => {
+    if (shown.current === workspace) return;
+    shown.current = workspace;
+    setQuery({ selected: null, page: null });
+  }, [workspace]);
+  return <WorkspaceGeofences key={workspace} />;
+}
+
+function WorkspaceGeofences() {
   const { query } = useLocation();
   const filters = {
     q: query.get('q') ?? '',
@@ -159,7 +173,7 @@ export default function GeofencesPage() {
     if (target) map.setView([target.lat, target.lng], target.zoom, { animate: false });
   }, [view]);
 
-  // Every geofence on the map (again after an import); the first time, fit them when no view was given.
+  // Every geofence on the map (again after an import), fitted while the address has no view.
   const firstLoad = useRef(true);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new `shapesVersion` asks for the shapes again.
   useEffect(() => {
@@ -171,13 +185,14 @@ export default function GeofencesPage() {
         if (!live || !t) return;
         t.shapes.setAll(all);
         setMapError(null);
-        if (!firstLoad.current) return;
-        firstLoad.current = false;
         const params = new URLSearchParams(window.location.search);
-        const selected = params.get('selected');
         const hasView = parseView(params.get('view')) !== null;
+        const selected = firstLoad.current ? params.get('selected') : null;
+        firstLoad.current = false;
         if (selected) void selectById(selected, !hasView);
         else if (!hasView) {
+          // No view yet (none given, and the map was not moved since): show them all. After an
+          // import into an empty workspace this is the first time there is anything to show.
           const bounds = t.shapes.bounds();
           if (bounds) t.map.fitBounds(bounds, { padding: [24, 24], maxZoom: 16, animate: false });
         }
