@@ -62,6 +62,7 @@ function WorkspaceGeofences() {
   const [text, setText] = useState('');
   const [geometryProblem, setGeometryProblem] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
   const editorKey = useRef(0);
 
   const openEditor = useCallback((geofence: Geofence | null) => {
@@ -81,6 +82,7 @@ function WorkspaceGeofences() {
       setText(geometryText(geofence.geometry as GeofenceGeometry));
       setGeometryProblem(null);
       setNotice(null);
+      setProblem(null);
       openEditor(geofence);
     },
     [openEditor],
@@ -92,7 +94,7 @@ function WorkspaceGeofences() {
         params: { path: { geofence_id: id } },
       });
       if (data) select(data, fit);
-      else setNotice(errorMessage(error));
+      else setProblem(errorMessage(error));
     },
     [select],
   );
@@ -260,7 +262,7 @@ function WorkspaceGeofences() {
           </button>
         </div>
         <Notice kind="success">{notice}</Notice>
-        <Notice kind="error">{mapError}</Notice>
+        <Notice kind="error">{problem ?? mapError}</Notice>
         {editor ? (
           <GeofenceForm
             key={editor.key}
