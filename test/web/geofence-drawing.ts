@@ -4,8 +4,9 @@
  * Where a position is on the screen comes from what the page already publishes, nothing added for
  * tests: the map view in its address (`view=lat,lng,zoom`, kept current on every move) and the map's
  * box on the page. Leaflet's Web Mercator puts the view's centre at the middle of that box, so any
- * position's pixel is the centre plus the difference of their projections at that zoom (to half a
- * pixel). Open the page at a known view (`page.goto('/geofences?view=52.52,13.405,15')`, also through
+ * position's pixel is the centre plus the difference of their projections at that zoom. Leaflet
+ * rounds its pixel origin, so a drawn vertex lands within about a pixel of the position asked for:
+ * compare with that tolerance (a pixel is 156,543 m × cos(lat) / 2^zoom, ~3 m at zoom 15 in Berlin). Open the page at a known view (`page.goto('/geofences?view=52.52,13.405,15')`, also through
  * sign-in, which keeps `next`) or move there with `showView`, and draw within what is visible.
  *
  * The toolbar buttons are Geoman's, named by the page (`TOOL_TITLES` in web/src/map/drawTools.ts):
