@@ -100,7 +100,7 @@ describe('dashboard: API keys', () => {
       assert.notEqual(cells[4], 'Never', 'the last use is shown');
       assert.match(cells[4] ?? '', /\d{4}/);
       await axe(page);
-      await screenshot(page, 'api-keys-list');
+      await screenshot(page, 'api-keys-list', row);
 
       page.once('dialog', (dialog) => {
         assert.match(dialog.message(), /Revoke "Fleet tracker"\?/);

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { DATABASE_NAME } from './dashboard-server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -113,8 +113,9 @@ export async function inPage(
   let failure: unknown;
   try {
     await run(page, watch, context);
-    // Messages sent before this round trip have been delivered once it returns.
-    if (!page.isClosed()) await page.evaluate('0');
+    // Events the page queued (a blocked image's violation) fire within a frame or two; messages
+    // sent before this round trip have been delivered once it returns.
+    if (!page.isClosed()) await painted(page);
   } catch (error) {
     failure = error;
   }
@@ -183,13 +184,14 @@ export function painted(page: Page): Promise<unknown> {
 
 /**
  * Writes `<name>-1366x768.png` and `<name>-390x844.png` (laptop and phone) into `.screenshots/<db>/`,
- * then puts the viewport back.
+ * then puts the viewport back; `show` is scrolled into view first.
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, show?: Locator): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const original = page.viewportSize() ?? LAPTOP;
   for (const size of [LAPTOP, PHONE]) {
     await page.setViewportSize(size);
+    if (show) await show.scrollIntoViewIfNeeded();
     await painted(page);
     await page.screenshot({
       path: path.join(SCREENSHOTS, `${name}-${size.width}x${size.height}.png`),
