@@ -1,8 +1,7 @@
 /**
- * Browser tests of the dashboard: Debian's Chromium (`/usr/bin/chromium`, never a browser a test
- * tool downloads) driven by playwright-core. One browser per test file, a fresh context (cookies,
- * storage, permissions) per test. Everything the page reports that a user would call broken fails
- * the test: console errors, uncaught exceptions, Content-Security-Policy violations, failed
+ * Browser tests of the dashboard: Debian's Chromium driven by playwright-core (chromium.ts). One
+ * browser per test file, a fresh context (cookies, storage, permissions) per test. Everything the
+ * page reports that a user would call broken fails the test: console errors, uncaught exceptions, Content-Security-Policy violations, failed
  * requests and HTTP errors the test did not announce. Helpers for axe-core and screenshots.
  *
  * The test code runs in Node (no DOM types): code for the page is passed as strings.
@@ -11,34 +10,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { DATABASE_NAME } from './dashboard-server.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { launchBrowser } from './chromium.ts';
+
 export const LAPTOP = { width: 1366, height: 768 };
 export const PHONE = { width: 390, height: 844 };
 
 /** Screenshots of both database runs side by side, so neither overwrites the other's. */
 export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../.screenshots', DATABASE_NAME);
-
-/**
- * Playwright's `launch` gives every browser a fresh temporary profile (user-data dir) of its own
- * and deletes it on close; the flags keep Chromium from calling home or updating itself.
- */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-}
 
 export interface PageWatch {
   /** An answer with this status to a request whose path matches is part of the test, not a problem. */
