@@ -1,0 +1,119 @@
+/**
+ * The signed-in session in a real browser against the real server: the silent refresh of the
+ * access token before it expires (refresh tokens rotate: the replaced one is refused afterwards)
+ * and the workspace switcher.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { httpCall, httpExpect } from '../helpers/spawned-server.ts';
+import { axe, inPage, launchBrowser, screenshot, signIn } from './browser.ts';
+import { type DashboardServer, registerAccount, startDashboardServer } from './dashboard-server.ts';
+
+interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+}
+
+async function heading(page: Page, name: string): Promise<void> {
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+describe('dashboard: session', () => {
+  let server: DashboardServer;
+  let browser: Browser;
+  let base: string;
+
+  before(async () => {
+    server = await startDashboardServer();
+    base = server.base;
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test('silent refresh: at 80 % of the access token’s lifetime the pair is renewed, the page uses the new one, the old refresh token is refused', () =>
+    inPage(browser, base, async (page) => {
+      const account = await registerAccount(base, 'refresh');
+      // The shortest lifetime a workspace allows; the page's clock (not the server's) is moved on.
+      await httpExpect(200, base, 'PATCH', `/workspaces/${account.workspaceId}`, {
+        token: account.token,
+        body: { settings: { access_token_ttl_seconds: 300 } },
+      });
+      await page.clock.install();
+      const refreshes: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/api/v1/auth/refresh') refreshes.push(request.url());
+      });
+
+      await page.goto('/login');
+      const loginAnswer = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/login'));
+      await signIn(page, account.email, account.password);
+      const first = (await (await loginAnswer).json()) as TokenPair;
+      assert.equal(first.expires_in, 300);
+      await heading(page, 'Geofences');
+
+      await page.clock.fastForward(230_000);
+      assert.deepEqual(refreshes, [], 'no refresh before 80 % of the lifetime (240 s)');
+
+      const refreshAnswer = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/refresh'));
+      await page.clock.fastForward(15_000);
+      const refreshed = await refreshAnswer;
+      assert.equal(refreshed.status(), 200);
+      const second = (await refreshed.json()) as TokenPair;
+      assert.equal(
+        (refreshed.request().postDataJSON() as { refresh_token: string }).refresh_token,
+        first.refresh_token,
+      );
+      assert.notEqual(second.refresh_token, first.refresh_token, 'refresh tokens rotate');
+      assert.notEqual(second.access_token, first.access_token);
+
+      // The next API call of the page carries the new access token and succeeds.
+      const listAnswer = page.waitForResponse((r) => r.url().includes('/api/v1/account/api-keys'));
+      await page.getByRole('link', { name: 'API keys' }).click();
+      const list = await listAnswer;
+      assert.equal(list.status(), 200);
+      assert.equal(list.request().headers().authorization, `Bearer ${second.access_token}`);
+      await page.getByText('No keys yet.').waitFor();
+      assert.equal(refreshes.length, 1, 'one refresh');
+
+      // The replaced refresh token is refused; presenting it ends the whole session (reuse).
+      const reused = await httpCall(base, 'POST', '/auth/refresh', {
+        body: { refresh_token: first.refresh_token },
+      });
+      assert.equal(reused.status, 401);
+      assert.equal((await httpCall(base, 'GET', '/auth/me', { token: second.access_token })).status, 401);
+    }));
+
+  test('the workspace switcher switches to another of the user’s workspaces', () =>
+    inPage(browser, base, async (page) => {
+      const account = await registerAccount(base, 'switch');
+      const other = await httpExpect<{ id: string }>(201, base, 'POST', '/workspaces', {
+        token: account.token,
+        body: { name: 'Second workspace' },
+      });
+      await page.goto('/login');
+      await signIn(page, account.email, account.password);
+      await heading(page, 'Geofences');
+      const switcher = page.getByRole('combobox', { name: 'Workspace' });
+      assert.equal(await switcher.inputValue(), account.workspaceId);
+
+      const switched = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/switch-workspace'));
+      await switcher.selectOption({ label: 'Second workspace' });
+      const pair = (await (await switched).json()) as TokenPair;
+      const me = await httpExpect<{ workspace_id: string }>(200, base, 'GET', '/auth/me', {
+        token: pair.access_token,
+      });
+      assert.equal(me.workspace_id, other.id, 'the new token is for the chosen workspace');
+      await page.waitForFunction(
+        `document.querySelector('.workspace-switcher select').value === ${JSON.stringify(other.id)}`,
+      );
+      assert.equal(await switcher.locator('option:checked').textContent(), 'Second workspace');
+      await axe(page);
+      await screenshot(page, 'workspace-switched');
+    }));
+});
