@@ -1,11 +1,13 @@
 /**
  * The signed-in session in a real browser against the real server: the silent refresh of the
- * access token before it expires (refresh tokens rotate: the replaced one is refused afterwards)
- * and the workspace switcher.
+ * access token before it expires (refresh tokens rotate: the replaced one is refused afterwards),
+ * the refresh-and-replay of a request that meets an expired token, and the workspace switcher.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { decodeJwt, SignJWT } from 'jose';
 import type { Browser, Page } from 'playwright-core';
+import { TEST_JWT_SECRET } from '../helpers/app.ts';
 import { httpCall, httpExpect } from '../helpers/spawned-server.ts';
 import { axe, inPage, launchBrowser, screenshot, signIn } from './browser.ts';
 import { type DashboardServer, registerAccount, startDashboardServer } from './dashboard-server.ts';
@@ -14,6 +16,18 @@ interface TokenPair {
   access_token: string;
   refresh_token: string;
   expires_in: number;
+}
+
+/**
+ * The same access token as the server issued, expired 100 s ago: what a tab holds after sleeping
+ * past its planned refresh. Signed with the server's key (the test servers share TEST_JWT_SECRET),
+ * so the server itself judges it and answers TOKEN_EXPIRED.
+ */
+async function expiredCopy(token: string): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ ...decodeJwt(token), iat: now - 400, exp: now - 100 })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
 async function heading(page: Page, name: string): Promise<void> {
@@ -87,6 +101,52 @@ describe('dashboard: session', () => {
       });
       assert.equal(reused.status, 401);
       assert.equal((await httpCall(base, 'GET', '/auth/me', { token: second.access_token })).status, 401);
+    }));
+
+  test('a request that meets an expired access token refreshes once and is replayed', () =>
+    inPage(browser, base, async (page, watch) => {
+      const account = await registerAccount(base, 'replay');
+      // Sign-in hands the page an access token that has already expired (and the real refresh token).
+      let issued: TokenPair | undefined;
+      await page.route('**/api/v1/auth/login', async (route) => {
+        const response = await route.fetch();
+        issued = (await response.json()) as TokenPair;
+        await route.fulfill({
+          response,
+          json: { ...issued, access_token: await expiredCopy(issued.access_token) },
+        });
+      });
+      const me: Array<{ status: number; authorization: string | undefined; body: { error_code?: string } }> =
+        [];
+      page.on('response', async (response) => {
+        if (!response.url().endsWith('/api/v1/auth/me')) return;
+        me.push({
+          status: response.status(),
+          authorization: response.request().headers().authorization,
+          body: (await response.json()) as { error_code?: string },
+        });
+      });
+      watch.allowHttpError(401, '/api/v1/auth/me');
+
+      await page.goto('/login');
+      const refreshAnswer = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/refresh'));
+      await signIn(page, account.email, account.password);
+      const refreshed = await refreshAnswer;
+      assert.equal(refreshed.status(), 200);
+      assert.ok(issued);
+      assert.equal(
+        (refreshed.request().postDataJSON() as { refresh_token: string }).refresh_token,
+        issued.refresh_token,
+      );
+      const renewed = (await refreshed.json()) as TokenPair;
+      await heading(page, 'Geofences');
+      await page.getByText('replay user').waitFor();
+
+      assert.equal(me.length, 2, 'the call once with the expired token, once replayed');
+      assert.equal(me[0]?.status, 401);
+      assert.equal(me[0]?.body.error_code, 'TOKEN_EXPIRED', 'the server itself found the token expired');
+      assert.equal(me[1]?.status, 200);
+      assert.equal(me[1]?.authorization, `Bearer ${renewed.access_token}`);
     }));
 
   test('the workspace switcher switches to another of the user’s workspaces', () =>
