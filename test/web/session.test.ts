@@ -30,6 +30,12 @@ async function expiredCopy(token: string): Promise<string> {
     .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
+/**
+ * The session's tests sign in to the API keys page: the simplest signed-in page, so that only the
+ * session decides whether they pass.
+ */
+const KEYS_PAGE = '/login?next=%2Fapi-keys';
+
 async function heading(page: Page, name: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name }).waitFor();
 }
@@ -64,12 +70,12 @@ describe('dashboard: session', () => {
         if (new URL(request.url()).pathname === '/api/v1/auth/refresh') refreshes.push(request.url());
       });
 
-      await page.goto('/login');
+      await page.goto(KEYS_PAGE);
       const loginAnswer = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/login'));
       await signIn(page, account.email, account.password);
       const first = (await (await loginAnswer).json()) as TokenPair;
       assert.equal(first.expires_in, 300);
-      await heading(page, 'Geofences');
+      await page.getByText('No keys yet.').waitFor();
 
       await page.clock.fastForward(230_000);
       assert.deepEqual(refreshes, [], 'no refresh before 80 % of the lifetime (240 s)');
@@ -87,12 +93,16 @@ describe('dashboard: session', () => {
       assert.notEqual(second.access_token, first.access_token);
 
       // The next API call of the page carries the new access token and succeeds.
-      const listAnswer = page.waitForResponse((r) => r.url().includes('/api/v1/account/api-keys'));
-      await page.getByRole('link', { name: 'API keys' }).click();
-      const list = await listAnswer;
-      assert.equal(list.status(), 200);
-      assert.equal(list.request().headers().authorization, `Bearer ${second.access_token}`);
-      await page.getByText('No keys yet.').waitFor();
+      const createAnswer = page.waitForResponse(
+        (r) => r.url().endsWith('/api/v1/account/api-keys') && r.request().method() === 'POST',
+      );
+      await page.getByLabel('Name').fill('After the refresh');
+      await page.getByRole('checkbox', { name: 'Everything' }).check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const created = await createAnswer;
+      assert.equal(created.status(), 201);
+      assert.equal(created.request().headers().authorization, `Bearer ${second.access_token}`);
+      await page.getByTestId('new-api-key').waitFor();
       assert.equal(refreshes.length, 1, 'one refresh');
 
       // The replaced refresh token is refused; presenting it ends the whole session (reuse).
@@ -128,7 +138,7 @@ describe('dashboard: session', () => {
       });
       watch.allowHttpError(401, '/api/v1/auth/me');
 
-      await page.goto('/login');
+      await page.goto(KEYS_PAGE);
       const refreshAnswer = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/refresh'));
       await signIn(page, account.email, account.password);
       const refreshed = await refreshAnswer;
@@ -139,7 +149,7 @@ describe('dashboard: session', () => {
         issued.refresh_token,
       );
       const renewed = (await refreshed.json()) as TokenPair;
-      await heading(page, 'Geofences');
+      await heading(page, 'API keys');
       await page.getByText('replay user').waitFor();
 
       assert.equal(me.length, 2, 'the call once with the expired token, once replayed');
@@ -156,9 +166,9 @@ describe('dashboard: session', () => {
         token: account.token,
         body: { name: 'Second workspace' },
       });
-      await page.goto('/login');
+      await page.goto(KEYS_PAGE);
       await signIn(page, account.email, account.password);
-      await heading(page, 'Geofences');
+      await heading(page, 'API keys');
       const switcher = page.getByRole('combobox', { name: 'Workspace' });
       assert.equal(await switcher.inputValue(), account.workspaceId);
 
