@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { httpCall, httpExpect } from '../helpers/spawned-server.ts';
-import { axe, inPage, launchBrowser, screenshot, signIn } from './browser.ts';
-import { type DashboardServer, registerAccount, startDashboardServer } from './dashboard-server.ts';
+import { axe, inPage, screenshot, signIn, startServerAndBrowser } from './browser.ts';
+import { type DashboardServer, registerAccount } from './dashboard-server.ts';
 
 interface TestApiKey {
   valid: boolean;
@@ -28,9 +28,8 @@ describe('dashboard: API keys', () => {
   let base: string;
 
   before(async () => {
-    server = await startDashboardServer();
+    ({ server, browser } = await startServerAndBrowser());
     base = server.base;
-    browser = await launchBrowser();
   });
 
   after(async () => {

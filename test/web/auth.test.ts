@@ -9,14 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 import { httpCall, httpExpect } from '../helpers/spawned-server.ts';
-import { axe, inPage, launchBrowser, screenshot, signIn } from './browser.ts';
-import {
-  type DashboardServer,
-  PASSWORD,
-  registerAccount,
-  startDashboardServer,
-  uniqueEmail,
-} from './dashboard-server.ts';
+import { axe, inPage, screenshot, signIn, startServerAndBrowser } from './browser.ts';
+import { type DashboardServer, PASSWORD, registerAccount, uniqueEmail } from './dashboard-server.ts';
 
 /** The address of the first link to `path` in an e-mail's text. */
 function linkTo(text: string, path: string): URL {
@@ -37,9 +31,8 @@ describe('dashboard: sign-in pages', () => {
 
   before(async () => {
     sink = await startSmtpSink();
-    server = await startDashboardServer({ SMTP_URL: sink.url });
+    ({ server, browser } = await startServerAndBrowser({ SMTP_URL: sink.url }));
     base = server.base;
-    browser = await launchBrowser();
   });
 
   after(async () => {

@@ -11,15 +11,30 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { DATABASE_NAME } from './dashboard-server.ts';
-
-export { launchBrowser } from './chromium.ts';
+import { launchBrowser } from './chromium.ts';
+import { DATABASE_NAME, type DashboardServer, startDashboardServer } from './dashboard-server.ts';
 
 export const LAPTOP = { width: 1366, height: 768 };
 export const PHONE = { width: 390, height: 844 };
 
 /** Screenshots of both database runs side by side, so neither overwrites the other's. */
 export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../.screenshots', DATABASE_NAME);
+
+/**
+ * The server and the browser of a test file, started side by side (both take a while). If either
+ * fails, the other is closed again before the error is thrown: the caller gets nothing to close.
+ */
+export async function startServerAndBrowser(
+  env: Record<string, string> = {},
+): Promise<{ server: DashboardServer; browser: Browser }> {
+  const [server, browser] = await Promise.allSettled([startDashboardServer(env), launchBrowser()]);
+  if (server.status === 'fulfilled' && browser.status === 'fulfilled') {
+    return { server: server.value, browser: browser.value };
+  }
+  if (server.status === 'fulfilled') await server.value.stop();
+  if (browser.status === 'fulfilled') await browser.value.close();
+  throw server.status === 'rejected' ? server.reason : (browser as PromiseRejectedResult).reason;
+}
 
 export interface PageWatch {
   /** An answer with this status to a request whose path matches is part of the test, not a problem. */

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { axe, inPage, launchBrowser } from './browser.ts';
-import { type DashboardServer, startDashboardServer } from './dashboard-server.ts';
+import { axe, inPage, startServerAndBrowser } from './browser.ts';
+import type { DashboardServer } from './dashboard-server.ts';
 
 describe('browser tests: the page watch', () => {
   let server: DashboardServer;
@@ -15,9 +15,8 @@ describe('browser tests: the page watch', () => {
   let base: string;
 
   before(async () => {
-    server = await startDashboardServer();
+    ({ server, browser } = await startServerAndBrowser());
     base = server.base;
-    browser = await launchBrowser();
   });
 
   after(async () => {

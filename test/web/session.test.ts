@@ -9,8 +9,8 @@ import { decodeJwt, SignJWT } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { TEST_JWT_SECRET } from '../helpers/app.ts';
 import { httpCall, httpExpect } from '../helpers/spawned-server.ts';
-import { axe, inPage, launchBrowser, screenshot, signIn } from './browser.ts';
-import { type DashboardServer, registerAccount, startDashboardServer } from './dashboard-server.ts';
+import { axe, inPage, screenshot, signIn, startServerAndBrowser } from './browser.ts';
+import { type DashboardServer, registerAccount } from './dashboard-server.ts';
 
 interface TokenPair {
   access_token: string;
@@ -46,9 +46,8 @@ describe('dashboard: session', () => {
   let base: string;
 
   before(async () => {
-    server = await startDashboardServer();
+    ({ server, browser } = await startServerAndBrowser());
     base = server.base;
-    browser = await launchBrowser();
   });
 
   after(async () => {
