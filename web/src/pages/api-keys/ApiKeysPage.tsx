@@ -57,7 +57,10 @@ export function ApiKeysPage() {
       <p className="lead">
         Keys let your devices and servers call the API. A key is shown once, when it is created.
       </p>
-      {created ? <NewKey {...created} onDone={() => setCreated(null)} /> : null}
+      {created ? (
+        // Not spread: `key` is React's own prop and would never reach the component.
+        <NewKey name={created.name} secret={created.key} onDone={() => setCreated(null)} />
+      ) : null}
       <section aria-labelledby="create-key">
         <h2 id="create-key">Create a key</h2>
         <form onSubmit={create} className="stack">
@@ -133,10 +136,10 @@ export function ApiKeysPage() {
   );
 }
 
-function NewKey({ name, key, onDone }: { name: string; key: string; onDone: () => void }) {
+function NewKey({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   const copy = async (): Promise<void> => {
-    await navigator.clipboard.writeText(key);
+    await navigator.clipboard.writeText(secret);
     setCopied(true);
   };
   return (
@@ -144,7 +147,7 @@ function NewKey({ name, key, onDone }: { name: string; key: string; onDone: () =
       <h2 id="new-key-title">Key “{name}” created</h2>
       <p>Copy it now: it will not be shown again.</p>
       <div className="copy-row">
-        <code data-testid="new-api-key">{key}</code>
+        <code data-testid="new-api-key">{secret}</code>
         <button type="button" onClick={() => void copy()}>
           {copied ? 'Copied' : 'Copy'}
         </button>
