@@ -47,7 +47,7 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardOp
 /** True when the not-found handler should answer with the dashboard instead of a 404. */
 export function wantsDashboardPage(request: FastifyRequest): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  if (NOT_DASHBOARD.test(request.url)) return false;
+  if (NOT_DASHBOARD.test(request.url.split('?', 1)[0] ?? '')) return false;
   return (request.headers.accept ?? '').includes('text/html');
 }
 

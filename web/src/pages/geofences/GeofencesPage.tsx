@@ -162,6 +162,8 @@ function WorkspaceGeofences() {
     );
     return () => {
       cancelled = true;
+      // Listeners first: remove() ends a running pan with a moveend on a map already taken apart.
+      created?.map.off();
       created?.map.remove();
       tools.current = null;
     };
