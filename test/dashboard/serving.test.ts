@@ -106,7 +106,7 @@ describe('dashboard serving', () => {
   });
 
   test('an unknown API address is a JSON 404 even when a browser asks for HTML', async () => {
-    for (const url of ['/api/v1/nope', '/api/v1/geofences/x/y/z', '/api']) {
+    for (const url of ['/api/v1/nope', '/api/v1/geofences/x/y/z', '/api', '/api?x=1', '/docs/nope?y=2']) {
       const res = await t.app.inject({ url, headers: { accept: HTML } });
       assert.equal(res.statusCode, 404, url);
       assert.deepEqual(res.json(), { detail: 'Not found', error_code: 'NOT_FOUND' }, url);
