@@ -192,7 +192,10 @@ function retry(attempt: number, next: StreamStatus): void {
   const healthy = liveSince > 0 && Date.now() - liveSince >= HEALTHY_MS;
   liveSince = 0;
   let delay = 0;
-  if (!healthy) {
+  if (next === 'unavailable') {
+    // This server has no stream: it will not have one a second from now either.
+    delay = MAX_DELAY_MS;
+  } else if (!healthy) {
     // Jitter spreads the reconnections of many tabs after a server restart.
     delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** failures) * (0.8 + Math.random() * 0.4);
     failures += 1;

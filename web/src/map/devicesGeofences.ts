@@ -1,8 +1,8 @@
 /**
- * The geofences under the devices map, drawn lightly, with the ones a device is inside highlighted.
- * They have their own canvas in a pane below the devices: device positions change many times a
- * second, and repainting thousands of geofence shapes with every change would eat the frame; this
- * canvas repaints only when the view or the highlight changes.
+ * The geofences under the devices map, drawn lightly on the shared canvas renderer, with the ones a
+ * device is inside highlighted. They change rarely (a view change, a new highlight), so they share
+ * the canvas of the map's other static shapes; the devices, which move many times a second, have a
+ * canvas of their own above (see DevicesMap).
  */
 import L from 'leaflet';
 import type { Schemas } from '../api/client.ts';
@@ -13,7 +13,6 @@ export interface GeofenceShape {
   geometry: Schemas['GeofenceGeometry'];
 }
 
-const PANE = 'devices-geofences';
 /** Shapes created per animation frame while loading, so thousands never block the page. */
 const CHUNK = 1000;
 
@@ -40,12 +39,8 @@ export class DeviceGeofenceLayer {
   #group: L.LayerGroup;
   #loading = 0;
 
-  constructor(map: L.Map) {
-    const pane = map.getPane(PANE) ?? map.createPane(PANE);
-    // Above the tiles (200), below the devices on the overlay pane (400).
-    pane.style.zIndex = '350';
-    pane.style.pointerEvents = 'none';
-    this.#renderer = L.canvas({ pane: PANE, padding: 0.3 });
+  constructor(map: L.Map, renderer: L.Canvas) {
+    this.#renderer = renderer;
     this.#group = L.layerGroup().addTo(map);
   }
 

@@ -1,9 +1,14 @@
 /**
- * The devices map, outside React: every device's last position on the shared canvas renderer,
- * clustered when zoomed out, moving live. Live positions are queued and applied once per animation
- * frame; devices shown on their own move at once, clusters follow when the worker has rebuilt its
- * index (a few times a second). The map draws only what the worker answered for the view (a few
- * hundred circles), never one shape per device when zoomed out.
+ * The devices map, outside React: every device's last position, clustered when zoomed out, moving
+ * live. Live positions are queued and applied once per animation frame; devices shown on their own
+ * move at once, clusters follow when the worker has rebuilt its index (a few times a second). The
+ * map draws only what the worker answered for the view (a few hundred circles), never one shape per
+ * device when zoomed out.
+ *
+ * The devices have a canvas of their own, in a pane above the shared renderer's (which holds the
+ * geofences and the trail): it repaints up to once per frame, and repainting thousands of
+ * geofences with it — or a canvas padded to twice the map's size, like the shared one — would
+ * not fit in a frame on a machine without a GPU.
  */
 import L from 'leaflet';
 import type { BaseMap } from './baseMap.ts';
@@ -20,6 +25,7 @@ const BLUE = '#0b5cad';
 const INSIDE = '#d9480f';
 const INK = '#1b2530';
 const TRAIL = '#6b3fa0';
+const PANE = 'devices-points';
 
 export interface DevicesMapEvents {
   /** A device was clicked (not in simulate mode). */
@@ -47,6 +53,7 @@ export class DevicesMap {
   readonly geofences: DeviceGeofenceLayer;
   simulating = false;
 
+  /** The devices' own canvas; the shared one (geofences, trail) is `base.renderer`. */
   #renderer: L.Canvas;
   #events: DevicesMapEvents;
   #cluster: ClusterClient;
@@ -68,12 +75,15 @@ export class DevicesMap {
 
   constructor(base: BaseMap, events: DevicesMapEvents) {
     this.map = base.map;
-    this.#renderer = base.renderer;
+    const pane = this.map.getPane(PANE) ?? this.map.createPane(PANE);
+    // Above the overlay pane (400) with the shared canvas, below markers and popups (600+).
+    pane.style.zIndex = '450';
+    this.#renderer = L.canvas({ pane: PANE, padding: 0.1, tolerance: 4 });
     this.#events = events;
-    this.geofences = new DeviceGeofenceLayer(this.map);
+    this.geofences = new DeviceGeofenceLayer(this.map, base.renderer);
     this.#cluster = new ClusterClient((answer) => this.#draw(answer));
     this.#trail = L.polyline([], {
-      renderer: this.#renderer,
+      renderer: base.renderer,
       color: TRAIL,
       weight: 3,
       opacity: 0.85,

@@ -57,10 +57,8 @@ export function DeviceDetails({ deviceId, live, map, geofenceNames, onClose }: P
         <dd>{(live?.external_id ?? record?.external_id) || '—'}</dd>
         <dt>Last position</dt>
         <dd>{state ? `${state.lat.toFixed(5)}, ${state.lng.toFixed(5)}` : 'No location yet'}</dd>
-        <dt>Recorded</dt>
-        <dd>{state?.at ? <time dateTime={state.at}>{formatTime(state.at)}</time> : '—'}</dd>
         <dt>Last seen</dt>
-        <dd>{record?.last_seen_at ? formatTime(record.last_seen_at) : '—'}</dd>
+        <dd>{state?.at ? <time dateTime={state.at}>{formatTime(state.at)}</time> : '—'}</dd>
         <dt>Accuracy</dt>
         <dd>{state?.accuracy != null ? `± ${Math.round(state.accuracy)} m` : '—'}</dd>
         <dt>Inside</dt>

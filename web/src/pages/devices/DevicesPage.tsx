@@ -262,6 +262,10 @@ function Legend() {
       <li>
         <span className="swatch swatch-cluster" aria-hidden="true" /> Group of devices (select to zoom in)
       </li>
+      <li>
+        <span className="swatch swatch-cluster swatch-cluster-inside" aria-hidden="true" /> Group with devices
+        inside a geofence
+      </li>
     </ul>
   );
 }

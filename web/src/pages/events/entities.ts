@@ -9,16 +9,26 @@ import type { EntityOption } from './EntityCombobox.tsx';
 const MATCHES = 20;
 const names = new Map<string, Promise<EntityOption | null>>();
 
+/**
+ * Devices whose name or external id contains `q`; a device whose external id is exactly `q` comes
+ * first even when thousands of others contain it too (`q` matches are newest first).
+ */
 export async function searchDevices(q: string, signal: AbortSignal): Promise<EntityOption[]> {
-  const { data } = await api.GET('/api/v1/devices', {
-    params: { query: { q: q.trim() || undefined, limit: MATCHES } },
-    signal,
-  });
-  return (data?.results ?? []).map((d) => {
-    const option = { id: d.id, label: d.name, detail: d.external_id };
+  const text = q.trim();
+  const [contains, exact] = await Promise.all([
+    api.GET('/api/v1/devices', { params: { query: { q: text || undefined, limit: MATCHES } }, signal }),
+    text
+      ? api.GET('/api/v1/devices', { params: { query: { external_id: text, limit: 1 } }, signal })
+      : Promise.resolve(null),
+  ]);
+  const found = [...(exact?.data?.results ?? []), ...(contains.data?.results ?? [])];
+  const options = new Map<string, EntityOption>();
+  for (const d of found) {
+    const option = { id: d.id, label: d.name, detail: d.external_id === d.name ? null : d.external_id };
+    options.set(d.id, option);
     names.set(d.id, Promise.resolve(option));
-    return option;
-  });
+  }
+  return [...options.values()].slice(0, MATCHES);
 }
 
 export async function searchGeofences(q: string, signal: AbortSignal): Promise<EntityOption[]> {
@@ -26,7 +36,11 @@ export async function searchGeofences(q: string, signal: AbortSignal): Promise<E
     params: { query: { q: q.trim() || undefined, limit: MATCHES } },
     signal,
   });
-  return (data?.results ?? []).map((g) => ({ id: g.id, label: g.name, detail: g.external_id }));
+  return (data?.results ?? []).map((g) => ({
+    id: g.id,
+    label: g.name,
+    detail: g.external_id === g.name ? null : g.external_id,
+  }));
 }
 
 /** A device's name (cached), or null when it does not exist (any more). */
