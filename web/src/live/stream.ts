@@ -33,6 +33,8 @@ const MAX_DELAY_MS = 30_000;
 const HEALTHY_MS = 10_000;
 
 let status: StreamStatus = 'idle';
+/** Topics of the connection that is live now; '' when none is. */
+let liveTopics = '';
 let source: EventSource | null = null;
 /** Topics of the current connection or attempt; '' when closed. */
 let openTopics = '';
@@ -77,6 +79,34 @@ export function onStreamStatus(listener: () => void): () => void {
   return () => statusListeners.delete(listener);
 }
 
+/**
+ * Resolves once a live connection carries `topic`, or the stream has failed to connect (it will keep
+ * trying, and `onStreamReady` tells when it is back), or after `timeoutMs`. A page subscribes, waits
+ * for this, then loads its snapshot: nothing can happen unseen between the two.
+ */
+export function whenStreamCarries(topic: StreamTopic, timeoutMs: number): Promise<void> {
+  const settled = (): boolean =>
+    (status === 'live' && liveTopics.split(',').includes(topic)) ||
+    status === 'unavailable' ||
+    (status === 'reconnecting' && failures > 0);
+  return new Promise((resolve) => {
+    if (settled()) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      statusListeners.delete(check);
+      clearTimeout(timer);
+      resolve();
+    };
+    const check = (): void => {
+      if (settled()) done();
+    };
+    statusListeners.add(check);
+    const timer = setTimeout(done, timeoutMs);
+  });
+}
+
 /** Called each time the stream becomes live; `reconnected` when it had been live before. */
 export function onStreamReady(listener: ReadyListener): () => void {
   readyListeners.add(listener);
@@ -103,6 +133,7 @@ onSessionChange((signedIn) => {
 });
 
 function setStatus(next: StreamStatus): void {
+  if (next !== 'live') liveTopics = '';
   if (next === status) return;
   status = next;
   for (const listener of statusListeners) listener();
@@ -169,6 +200,9 @@ async function connect(attempt: number, topics: string): Promise<void> {
     liveSince = Date.now();
     const reconnected = wasLive;
     wasLive = true;
+    liveTopics = topics;
+    // Listeners run even when the status stays 'live' (a new connection for other topics).
+    if (status === 'live') for (const listener of statusListeners) listener();
     setStatus('live');
     for (const listener of readyListeners) listener(reconnected);
   });

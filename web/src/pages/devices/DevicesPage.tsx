@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { LiveStatus } from '../../live/LiveStatus.tsx';
-import { onStreamStatus, streamStatus } from '../../live/stream.ts';
+import { whenStreamCarries } from '../../live/stream.ts';
 import { useStreamReady, useStreamTopic } from '../../live/useStream.ts';
 import { createBaseMap } from '../../map/baseMap.ts';
 import { type DeviceState, DevicesMap } from '../../map/devicesMap.ts';
@@ -100,7 +100,7 @@ export default function DevicesPage() {
   const loadAll = useCallback(async (map: DevicesMap, signal: AbortSignal, first: boolean) => {
     setLoad((s) => ({ ...s, devices: null, geofences: null, done: false, error: null }));
     map.holdLiveUpdates();
-    if (first) await streamSettled(STREAM_WAIT_MS);
+    if (first) await whenStreamCarries('locations', STREAM_WAIT_MS);
     const gathered: DeviceState[] = [];
     let lastDraw = 0;
     const devices = loadDevicePositions(signal, (part, progress) => {
@@ -112,11 +112,13 @@ export default function DevicesPage() {
       }
     });
     if (first) map.geofences.clear();
+    // Shapes go on the map in chunks while later pages load; all of them are on it before "drawn".
+    const adding: Promise<void>[] = [];
     const geofences = first
       ? loadGeofenceShapes(signal, (shapes, progress) => {
-          void map.geofences.add(shapes);
+          adding.push(map.geofences.add(shapes));
           setLoad((s) => ({ ...s, geofences: progress }));
-        })
+        }).then(() => Promise.all(adding))
       : Promise.resolve();
     try {
       const [{ truncated }] = await Promise.all([devices, geofences]);
@@ -158,6 +160,20 @@ export default function DevicesPage() {
   useEffect(() => {
     devicesMap?.select(selectedId);
   }, [devicesMap, selectedId]);
+
+  // The name of a selected device that is not on the map (no position yet), for the simulator.
+  const [selectedName, setSelectedName] = useState<string | null>(null);
+  useEffect(() => {
+    setSelectedName(null);
+    if (!selectedId) return;
+    let current = true;
+    void resolveDevice(selectedId).then((option) => {
+      if (current) setSelectedName(option?.label ?? null);
+    });
+    return () => {
+      current = false;
+    };
+  }, [selectedId]);
 
   useEffect(() => {
     if (devicesMap) devicesMap.simulating = simulating;
@@ -203,7 +219,7 @@ export default function DevicesPage() {
         )}
         <SimulatePanel
           deviceId={selectedId}
-          deviceName={selected?.name ?? null}
+          deviceName={selected?.name ?? selectedName}
           workspaceHasDevices={count > 0}
           simulating={simulating}
           onSimulatingChange={setSimulating}
@@ -275,28 +291,4 @@ function parseView(value: string | null): { lat: number; lng: number; zoom: numb
   if (lat === undefined || lng === undefined || zoom === undefined) return null;
   if (![lat, lng, zoom].every(Number.isFinite) || Math.abs(lat) > 90 || zoom < 0 || zoom > 22) return null;
   return { lat, lng, zoom };
-}
-
-/** Resolves once the stream is live or has given up for now (or after `ms`). */
-function streamSettled(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const settled = (): boolean => {
-      const status = streamStatus();
-      return status === 'live' || status === 'unavailable' || status === 'reconnecting';
-    };
-    if (settled()) {
-      resolve();
-      return;
-    }
-    const stop = onStreamStatus(() => {
-      if (!settled()) return;
-      stop();
-      clearTimeout(timer);
-      resolve();
-    });
-    const timer = setTimeout(() => {
-      stop();
-      resolve();
-    }, ms);
-  });
 }
