@@ -64,8 +64,11 @@ export class DevicesMap {
   /** A snapshot is being loaded: live updates wait, to be applied on top of it. */
   #paused = false;
   #drawnPending = false;
-  /** Markers drawn for the current answer, reused from answer to answer. */
-  #pool: LabelledCircle[] = [];
+  /**
+   * Markers drawn for the current answer by item ("c<cluster id>" or "p<device index>"): an item in
+   * the next answer keeps its marker, so only what changed is repainted.
+   */
+  #drawn = new Map<string, LabelledCircle>();
   #refs = new WeakMap<LabelledCircle, ItemRef>();
   /** Devices drawn on their own (not in a cluster): index → marker. */
   #singles = new Map<number, LabelledCircle>();
@@ -209,7 +212,7 @@ export class DevicesMap {
       k += 1;
       const single = this.#singles.get(i);
       if (single) {
-        single.setLatLng([device.lat, device.lng]);
+        this.#moveTo(single, device.lat, device.lng);
         this.#stylePoint(single, inside[k - 1] === 1);
       }
       if (device.id === this.#selectedId) selectedMoved = true;
@@ -222,7 +225,8 @@ export class DevicesMap {
 
   #requestView = (): void => {
     if (!this.#loaded) return;
-    const bounds = this.map.getBounds().pad(0.25);
+    // The devices canvas is padded by 0.1 of the view: what lies beyond would not be painted.
+    const bounds = this.map.getBounds().pad(0.1);
     let west = bounds.getWest();
     let east = bounds.getEast();
     if (east - west >= 360) {
@@ -243,37 +247,73 @@ export class DevicesMap {
 
   #draw({ items, build }: ClusterAnswer): void {
     const count = items.length / ITEM_STRIDE;
-    const { lng, lat, inside } = this.store;
-    this.#singles.clear();
+    const previous = this.#drawn;
+    const next = new Map<string, LabelledCircle>();
+    const unmatched: number[] = [];
     for (let k = 0; k < count; k++) {
-      const o = k * ITEM_STRIDE;
-      const n = items[o + 2] ?? 1;
-      const id = items[o + 3] ?? 0;
-      let marker = this.#pool[k];
-      if (!marker) {
-        marker = this.#newMarker();
-        this.#pool.push(marker);
-      }
-      this.#refs.set(marker, { id, count: n, build });
-      if (n > 1) {
-        marker.label = countLabel(n);
-        marker.setLatLng([items[o + 1] ?? 0, items[o] ?? 0]);
-        this.#styleCluster(marker, n, (items[o + 4] ?? 0) > 0);
-      } else {
-        marker.label = '';
-        // A device alone is drawn where it is now, which may be newer than the worker's index.
-        marker.setLatLng([lat[id] ?? 0, lng[id] ?? 0]);
-        this.#stylePoint(marker, inside[id] === 1);
-        this.#singles.set(id, marker);
-      }
+      const key = itemKey(items, k);
+      const marker = previous.get(key);
+      if (marker) {
+        previous.delete(key);
+        next.set(key, marker);
+        this.#apply(marker, items, k, build);
+      } else unmatched.push(k);
     }
-    for (const marker of this.#pool.splice(count)) marker.remove();
+    // Markers of items gone serve the new items (no removing and re-adding layers); the rest go.
+    const spare = [...previous.values()];
+    for (const k of unmatched) {
+      const marker = spare.pop() ?? this.#newMarker();
+      next.set(itemKey(items, k), marker);
+      this.#apply(marker, items, k, build);
+    }
+    for (const marker of spare) marker.remove();
+    this.#drawn = next;
+    this.#singles.clear();
+    for (const [key, marker] of next)
+      if (key.startsWith('p')) this.#singles.set(Number(key.slice(1)), marker);
     if (this.map.hasLayer(this.#selectedMarker)) this.#selectedMarker.bringToFront();
     if (this.#drawnPending) {
       this.#drawnPending = false;
       // Leaflet paints the canvas at the next frame; report after that.
       requestAnimationFrame(() => requestAnimationFrame(() => this.#events.onDrawn()));
     }
+  }
+
+  #apply(marker: LabelledCircle, items: Float64Array, k: number, build: number): void {
+    const o = k * ITEM_STRIDE;
+    const n = items[o + 2] ?? 1;
+    const id = items[o + 3] ?? 0;
+    this.#refs.set(marker, { id, count: n, build });
+    const label = n > 1 ? countLabel(n) : '';
+    if (marker.label !== label) {
+      marker.label = label;
+      marker.redraw();
+    }
+    if (n > 1) {
+      this.#moveTo(marker, items[o + 1] ?? 0, items[o] ?? 0);
+      this.#styleCluster(marker, n, (items[o + 4] ?? 0) > 0);
+    } else {
+      // A device alone is drawn where it is now, which may be newer than the worker's index.
+      const { lng, lat, inside } = this.store;
+      this.#moveTo(marker, lat[id] ?? 0, lng[id] ?? 0);
+      this.#stylePoint(marker, inside[id] === 1);
+    }
+  }
+
+  /**
+   * Moves a marker unless the move is under half a pixel: every move adds the marker's area to
+   * what the canvas repaints, and most cluster centres barely shift between two index builds.
+   */
+  #moveTo(marker: LabelledCircle, lat: number, lng: number): void {
+    const current = marker.getLatLng();
+    const degreesPerPixel = 360 / (256 * 2 ** this.map.getZoom());
+    const halfPixel = degreesPerPixel / 2;
+    if (
+      Math.abs(current.lng - lng) < halfPixel &&
+      Math.abs(current.lat - lat) < halfPixel * Math.cos((lat * Math.PI) / 180)
+    )
+      return;
+    marker.setLatLng([lat, lng]);
   }
 
   #newMarker(): LabelledCircle {
@@ -349,6 +389,11 @@ export class DevicesMap {
     }
     if (changed || device) this.#events.onSelectedChange(device);
   }
+}
+
+function itemKey(items: Float64Array, k: number): string {
+  const o = k * ITEM_STRIDE;
+  return `${(items[o + 2] ?? 1) > 1 ? 'c' : 'p'}${items[o + 3] ?? 0}`;
 }
 
 function wrap(lng: number): number {
