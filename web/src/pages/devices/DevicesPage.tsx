@@ -200,6 +200,7 @@ export default function DevicesPage() {
         <EntityCombobox
           label="Find a device"
           placeholder="Name or external id"
+          clearText="Clear selected device"
           value={selectedId}
           onChange={(id) => choose(id)}
           search={searchDevices}

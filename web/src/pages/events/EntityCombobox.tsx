@@ -22,11 +22,22 @@ interface Props {
   resolve(id: string, signal: AbortSignal): Promise<EntityOption | null>;
   placeholder?: string;
   hint?: string;
+  /** The accessible name of the clear button, starting with its visible "Clear" (default "Clear <label>"). */
+  clearText?: string;
 }
 
 const DEBOUNCE_MS = 200;
 
-export function EntityCombobox({ label, value, onChange, search, resolve, placeholder, hint }: Props) {
+export function EntityCombobox({
+  label,
+  value,
+  onChange,
+  search,
+  resolve,
+  placeholder,
+  hint,
+  clearText,
+}: Props) {
   const id = useId();
   const listId = `${id}-list`;
   const [text, setText] = useState('');
@@ -151,8 +162,13 @@ export function EntityCombobox({ label, value, onChange, search, resolve, placeh
           onBlur={onBlur}
         />
         {value !== null ? (
-          <button type="button" className="combobox-clear" onClick={() => choose(null)}>
-            Clear<span className="visually-hidden"> {label.toLowerCase()}</span>
+          <button
+            type="button"
+            className="combobox-clear"
+            aria-label={clearText ?? `Clear ${label.toLowerCase()}`}
+            onClick={() => choose(null)}
+          >
+            Clear
           </button>
         ) : null}
       </div>
