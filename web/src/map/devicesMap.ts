@@ -15,7 +15,7 @@ import type { BaseMap } from './baseMap.ts';
 import { type ClusterAnswer, ClusterClient } from './clusterClient.ts';
 import { clusterRadius, countLabel, LabelledCircle } from './clusterMarker.ts';
 import { ITEM_STRIDE } from './clusterProtocol.ts';
-import { DeviceGeofenceLayer } from './devicesGeofences.ts';
+import { DeviceGeofenceLayer, type GeofenceShape } from './devicesGeofences.ts';
 import { type DeviceState, DeviceStore } from './devicesStore.ts';
 
 export type { GeofenceShape } from './devicesGeofences.ts';
@@ -180,8 +180,21 @@ export class DevicesMap {
     );
   }
 
+  /** Adds geofences under the devices (in chunks); resolves when all are on the map. */
+  async addGeofences(shapes: readonly GeofenceShape[]): Promise<void> {
+    await this.geofences.add(shapes);
+    this.#trail.bringToFront();
+  }
+
+  /** Highlights the geofences a device is inside; the trail stays above them. */
+  highlightGeofences(ids: readonly string[]): void {
+    this.geofences.highlight(ids);
+    this.#trail.bringToFront();
+  }
+
   setTrail(points: L.LatLngExpression[]): void {
     this.#trail.setLatLngs(points);
+    this.#trail.bringToFront();
   }
 
   extendTrail(point: L.LatLngExpression): void {

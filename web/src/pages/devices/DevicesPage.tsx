@@ -116,7 +116,7 @@ export default function DevicesPage() {
     const adding: Promise<void>[] = [];
     const geofences = first
       ? loadGeofenceShapes(signal, (shapes, progress) => {
-          adding.push(map.geofences.add(shapes));
+          adding.push(map.addGeofences(shapes));
           setLoad((s) => ({ ...s, geofences: progress }));
         }).then(() => Promise.all(adding))
       : Promise.resolve();
@@ -180,7 +180,7 @@ export default function DevicesPage() {
   }, [devicesMap, simulating]);
 
   useEffect(() => {
-    devicesMap?.geofences.highlight(selected?.inside_geofence_ids ?? []);
+    devicesMap?.highlightGeofences(selected?.inside_geofence_ids ?? []);
   }, [devicesMap, selected?.inside_geofence_ids]);
 
   const choose = (id: string | null): void => {

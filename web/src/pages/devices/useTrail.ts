@@ -22,6 +22,8 @@ export function useTrail(
   const [trail, setTrail] = useState<Trail | null>(null);
   const [error, setError] = useState(false);
   const lastPoint = useRef<string | null>(null);
+  /** When the trail's newest point was recorded: an older position (a stale snapshot) is no step. */
+  const lastTime = useRef(0);
 
   useEffect(() => {
     if (!map) return;
@@ -29,6 +31,7 @@ export function useTrail(
     setTrail(null);
     setError(false);
     lastPoint.current = null;
+    lastTime.current = 0;
     void (async () => {
       const sessions = await api.GET('/api/v1/sessions', {
         params: { query: { device_id: deviceId, limit: 1 } },
@@ -56,6 +59,7 @@ export function useTrail(
       map.setTrail(ordered.map((l) => [l.point.coordinates[1] ?? 0, l.point.coordinates[0] ?? 0]));
       const newest = ordered.at(-1);
       lastPoint.current = newest ? `${newest.point.coordinates[1]},${newest.point.coordinates[0]}` : null;
+      lastTime.current = newest ? Date.parse(newest.timestamp) : 0;
       setTrail({ session, points: ordered.length });
     })().catch(() => {
       if (!abort.signal.aborted) setError(true);
@@ -68,14 +72,16 @@ export function useTrail(
 
   // The device moved: the trail grows (a completed session's trail is history and stays as it is).
   const position = live ? `${live.lat},${live.lng}` : null;
+  const at = live?.at ? Date.parse(live.at) : 0;
   useEffect(() => {
-    if (!map || !trail || !position || position === lastPoint.current) return;
+    if (!map || !trail || !position || position === lastPoint.current || at <= lastTime.current) return;
     if (trail.session && trail.session.status !== 'active') return;
     lastPoint.current = position;
+    lastTime.current = at;
     const [lat = 0, lng = 0] = position.split(',').map(Number);
     map.extendTrail([lat, lng]);
     setTrail((t) => (t ? { ...t, points: t.points + 1 } : t));
-  }, [map, trail, position]);
+  }, [map, trail, position, at]);
 
   return { trail, error };
 }
