@@ -100,17 +100,7 @@ export default function DevicesPage() {
   const loadAll = useCallback(async (map: DevicesMap, signal: AbortSignal, first: boolean) => {
     setLoad((s) => ({ ...s, devices: null, geofences: null, done: false, error: null }));
     map.holdLiveUpdates();
-    if (first) await whenStreamCarries('locations', STREAM_WAIT_MS);
-    const gathered: DeviceState[] = [];
-    let lastDraw = 0;
-    const devices = loadDevicePositions(signal, (part, progress) => {
-      gathered.push(...part);
-      setLoad((s) => ({ ...s, devices: progress }));
-      if (progress.loaded < progress.total && performance.now() - lastDraw > PARTIAL_DRAW_MS) {
-        lastDraw = performance.now();
-        map.setDevices(gathered, false);
-      }
-    });
+    // Geofences do not move: they load at once, while the devices wait for the stream.
     if (first) map.geofences.clear();
     // Shapes go on the map in chunks while later pages load; all of them are on it before "drawn".
     const adding: Promise<void>[] = [];
@@ -120,6 +110,18 @@ export default function DevicesPage() {
           setLoad((s) => ({ ...s, geofences: progress }));
         }).then(() => Promise.all(adding))
       : Promise.resolve();
+    const gathered: DeviceState[] = [];
+    let lastDraw = 0;
+    const devices = (first ? whenStreamCarries('locations', STREAM_WAIT_MS) : Promise.resolve()).then(() =>
+      loadDevicePositions(signal, (part, progress) => {
+        gathered.push(...part);
+        setLoad((s) => ({ ...s, devices: progress }));
+        if (progress.loaded < progress.total && performance.now() - lastDraw > PARTIAL_DRAW_MS) {
+          lastDraw = performance.now();
+          map.setDevices(gathered, false);
+        }
+      }),
+    );
     try {
       const [{ truncated }] = await Promise.all([devices, geofences]);
       if (signal.aborted) return;
