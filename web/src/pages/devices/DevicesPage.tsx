@@ -272,16 +272,16 @@ function LoadSummary({
 function Legend() {
   return (
     <ul className="map-legend" aria-label="Map legend">
-      <li>
+      <li className="legend-item">
         <span className="swatch swatch-device" aria-hidden="true" /> Device
       </li>
-      <li>
+      <li className="legend-item">
         <span className="swatch swatch-inside" aria-hidden="true" /> Device inside a geofence
       </li>
-      <li>
+      <li className="legend-item">
         <span className="swatch swatch-cluster" aria-hidden="true" /> Group of devices (select to zoom in)
       </li>
-      <li>
+      <li className="legend-item">
         <span className="swatch swatch-cluster swatch-cluster-inside" aria-hidden="true" /> Group with devices
         inside a geofence
       </li>

@@ -1,0 +1,398 @@
+/**
+ * The form of one geofence: its fields, its geometry as GeoJSON text (the keyboard's way to draw),
+ * and save / enable / delete. Server errors land where they belong: a 422 issue beside its field,
+ * a geometry error (400 INVALID_GEOMETRY) in the form and pinned on the map where it happened.
+ */
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { api, errorMessage } from '../../api/client.ts';
+import { type GeofenceGeometry, parseGeometry } from '../../map/geofenceGeometry.ts';
+import { formatTime } from '../../ui/format.ts';
+import { Notice } from '../../ui/forms.tsx';
+import type { Geofence } from './geofenceApi.ts';
+
+interface Props {
+  /** The geofence being edited, or null for a new one. */
+  geofence: Geofence | null;
+  geometryText: string;
+  /** A problem of the current geometry found before any request (bad JSON, a cut into pieces). */
+  geometryProblem: string | null;
+  onGeometryText: (text: string) => void;
+  /** Draws the typed geometry on the map; false (and a geometry problem) when it cannot be read. */
+  onApplyGeometry: (fit: boolean) => boolean;
+  onSaved: (geofence: Geofence, created: boolean) => void;
+  onDeleted: (geofence: Geofence) => void;
+  onClose: () => void;
+  /** A 400 INVALID_GEOMETRY: where (if the server said) and why. */
+  onGeometryError: (location: [number, number] | null, message: string) => void;
+}
+
+type FieldName = 'name' | 'description' | 'external_id' | 'metadata' | 'geometry' | 'enabled';
+type FieldErrors = Partial<Record<FieldName, string>>;
+const FIELDS: readonly FieldName[] = [
+  'name',
+  'description',
+  'external_id',
+  'metadata',
+  'geometry',
+  'enabled',
+];
+
+/** The metadata text as the object the API wants, or why it is not one. */
+function parseMetadata(text: string): { value: Record<string, unknown> } | { problem: string } {
+  if (text.trim() === '') return { value: {} };
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      return { problem: 'Metadata must be a JSON object, e.g. {"region": "north"}.' };
+    }
+    return { value: value as Record<string, unknown> };
+  } catch (error) {
+    return { problem: `Metadata is not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+export function GeofenceForm(props: Props) {
+  const { geofence } = props;
+  const [name, setName] = useState(geofence?.name ?? '');
+  const [description, setDescription] = useState(geofence?.description ?? '');
+  const [externalId, setExternalId] = useState(geofence?.external_id ?? '');
+  const [enabled, setEnabled] = useState(geofence?.enabled ?? true);
+  const [metadataText, setMetadataText] = useState(
+    geofence && Object.keys(geofence.metadata).length > 0 ? JSON.stringify(geofence.metadata, null, 2) : '',
+  );
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<ReactNode>(null);
+  const [busy, setBusy] = useState(false);
+  const metadata = parseMetadata(metadataText);
+  const metadataProblem = 'problem' in metadata ? metadata.problem : null;
+  const geometryError = props.geometryProblem ?? fieldErrors.geometry ?? null;
+
+  const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
+    event.preventDefault();
+    setFieldErrors({});
+    setFormError(null);
+    if ('problem' in metadata) {
+      setFormError(metadata.problem);
+      return;
+    }
+    if (props.geometryText.trim() === '') {
+      setFieldErrors({ geometry: 'Draw a polygon or a circle on the map, or type its GeoJSON.' });
+      setFormError('A geofence needs a geometry: draw it on the map, or type its GeoJSON below.');
+      return;
+    }
+    const parsed = parseGeometry(props.geometryText);
+    if ('problem' in parsed) {
+      setFieldErrors({ geometry: parsed.problem });
+      setFormError(parsed.problem);
+      return;
+    }
+    // Text typed but not applied yet: show on the map what is about to be saved.
+    props.onApplyGeometry(false);
+    setBusy(true);
+    const fields = {
+      name,
+      description: description.trim() === '' ? null : description,
+      external_id: externalId.trim() === '' ? null : externalId,
+      metadata: metadata.value,
+    };
+    const { data, error, response } = geofence
+      ? await api.PATCH('/api/v1/geofences/{geofence_id}', {
+          params: { path: { geofence_id: geofence.id } },
+          body: geometryChanged(geofence, parsed.geometry)
+            ? { ...fields, geometry: parsed.geometry }
+            : fields,
+        })
+      : await api.POST('/api/v1/geofences', { body: { ...fields, enabled, geometry: parsed.geometry } });
+    setBusy(false);
+    if (data) {
+      props.onSaved(data, !geofence);
+      return;
+    }
+    showError(response.status, error);
+  };
+
+  const showError = (status: number, error: unknown): void => {
+    const body = (error ?? {}) as {
+      detail?: unknown;
+      error_code?: string;
+      details?: Record<string, unknown>;
+    };
+    if (body.error_code === 'INVALID_GEOMETRY' && typeof body.detail === 'string') {
+      const reason = typeof body.details?.reason === 'string' ? body.details.reason : null;
+      const location = asPosition(body.details?.location);
+      const where = location ? ` at ${location[0]}, ${location[1]}` : '';
+      setFieldErrors({ geometry: `${body.detail}${reason ? ` (${reason}${where})` : ''}` });
+      setFormError(body.detail);
+      props.onGeometryError(location, body.detail);
+      return;
+    }
+    if (status === 422 && Array.isArray(body.detail)) {
+      const errors: FieldErrors = {};
+      const rest: string[] = [];
+      for (const issue of body.detail as { loc?: (string | number)[]; msg?: string }[]) {
+        const field = FIELDS.find((f) => issue.loc?.[0] === 'body' && issue.loc[1] === f);
+        const where = (issue.loc ?? []).slice(2).join('.');
+        const text = `${where ? `${where}: ` : ''}${issue.msg ?? 'invalid'}`;
+        if (field) errors[field] = errors[field] ? `${errors[field]}; ${text}` : text;
+        else rest.push(errorMessage({ detail: [issue] }));
+      }
+      setFieldErrors(errors);
+      setFormError(
+        rest.length > 0 ? rest.join('; ') : 'Some fields need a fix: see the messages below them.',
+      );
+      return;
+    }
+    if (body.error_code === 'DUPLICATE_RESOURCE') setFieldErrors({ external_id: errorMessage(error) });
+    setFormError(errorMessage(error));
+  };
+
+  const toggle = async (): Promise<void> => {
+    if (!geofence) return;
+    setBusy(true);
+    const { data, error, response } = await api.PATCH('/api/v1/geofences/{geofence_id}', {
+      params: { path: { geofence_id: geofence.id } },
+      body: { enabled: !geofence.enabled },
+    });
+    setBusy(false);
+    if (data) props.onSaved(data, false);
+    else showError(response.status, error);
+  };
+
+  const remove = async (): Promise<void> => {
+    if (!geofence) return;
+    if (!window.confirm(`Delete the geofence “${geofence.name}”? Devices stop getting its events.`)) return;
+    setBusy(true);
+    const { error, response } = await api.DELETE('/api/v1/geofences/{geofence_id}', {
+      params: { path: { geofence_id: geofence.id } },
+    });
+    setBusy(false);
+    if (response.ok) props.onDeleted(geofence);
+    else showError(response.status, error);
+  };
+
+  return (
+    <section aria-labelledby="geofence-form-title" className="geofence-editor">
+      <div className="editor-head">
+        <h2 id="geofence-form-title">{geofence ? `Edit “${geofence.name}”` : 'New geofence'}</h2>
+        <button type="button" onClick={props.onClose}>
+          Close form
+        </button>
+      </div>
+      {geofence ? (
+        <p className="hint">
+          Created {formatTime(geofence.created_at)}, updated {formatTime(geofence.updated_at)}.
+        </p>
+      ) : (
+        <p className="hint">
+          Draw a polygon, rectangle or circle with the tools at the top left of the map, or type the geometry
+          as GeoJSON below.
+        </p>
+      )}
+      <form onSubmit={submit}>
+        <TextField label="Name" error={fieldErrors.name}>
+          {(attrs) => (
+            <input
+              {...attrs}
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              required
+              maxLength={255}
+            />
+          )}
+        </TextField>
+        <TextField label="Description" error={fieldErrors.description}>
+          {(attrs) => (
+            <textarea
+              {...attrs}
+              rows={2}
+              value={description}
+              maxLength={2000}
+              onChange={(e) => setDescription(e.target.value)}
+            />
+          )}
+        </TextField>
+        <TextField
+          label="External ID"
+          hint="Your own identifier, unique in the workspace (optional)."
+          error={fieldErrors.external_id}
+        >
+          {(attrs) => (
+            <input
+              {...attrs}
+              value={externalId}
+              maxLength={255}
+              onChange={(e) => setExternalId(e.target.value)}
+            />
+          )}
+        </TextField>
+        {geofence ? (
+          <div className="field switch-row">
+            <button
+              type="button"
+              role="switch"
+              aria-checked={geofence.enabled}
+              className={`switch ${geofence.enabled ? 'on' : 'off'}`}
+              disabled={busy}
+              onClick={() => void toggle()}
+            >
+              Enabled
+            </button>
+            <span className="hint">
+              {geofence.enabled ? 'Produces events and matches /contains.' : 'Disabled: no events.'}
+            </span>
+          </div>
+        ) : (
+          <label className="check">
+            <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled
+          </label>
+        )}
+        <TextField
+          label="Metadata (JSON object)"
+          hint='Copied into webhook payloads, e.g. {"region": "north"}.'
+          error={metadataProblem ?? fieldErrors.metadata}
+        >
+          {(attrs) => (
+            <textarea
+              {...attrs}
+              rows={3}
+              spellCheck={false}
+              value={metadataText}
+              onChange={(e) => setMetadataText(e.target.value)}
+            />
+          )}
+        </TextField>
+        <TextField
+          label="Geometry (GeoJSON)"
+          hint='A "Polygon" (shell, then holes; rings closed) or {"type": "Circle", "coordinates": [lng, lat], "radius": metres}. Drawing on the map fills this in.'
+          error={geometryError}
+        >
+          {(attrs) => (
+            <textarea
+              {...attrs}
+              rows={6}
+              spellCheck={false}
+              value={props.geometryText}
+              onChange={(e) => {
+                setFieldErrors((f) => ({ ...f, geometry: undefined }));
+                props.onGeometryText(e.target.value);
+              }}
+            />
+          )}
+        </TextField>
+        <button type="button" onClick={() => props.onApplyGeometry(true)}>
+          Show geometry on map
+        </button>
+        <fieldset className="rules">
+          <legend>Dwell, exit buffer and accuracy</legend>
+          <p className="hint">Read-only here for now; set them through the API.</p>
+          <RuleField label="Dwell (seconds)" value={geofence?.dwell_seconds} min={60} max={86_400} unit="s" />
+          <RuleField
+            label="Exit buffer (metres)"
+            value={geofence?.exit_buffer_m}
+            min={1}
+            max={1_000}
+            unit="m"
+          />
+          <RuleField
+            label="Maximum accuracy (metres)"
+            value={geofence?.max_accuracy_m}
+            min={1}
+            max={10_000}
+            unit="m"
+          />
+        </fieldset>
+        <Notice kind="error">{formError}</Notice>
+        <div className="button-row">
+          <button type="submit" className="primary" disabled={busy}>
+            {geofence ? 'Save changes' : 'Create geofence'}
+          </button>
+          {geofence ? (
+            <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
+              Delete
+            </button>
+          ) : null}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function geometryChanged(geofence: Geofence, geometry: GeofenceGeometry): boolean {
+  return JSON.stringify(geofence.geometry) !== JSON.stringify(geometry);
+}
+
+function asPosition(value: unknown): [number, number] | null {
+  return Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'number'
+    ? [value[0], value[1]]
+    : null;
+}
+
+interface FieldAttrs {
+  id: string;
+  'aria-invalid': boolean | undefined;
+  'aria-describedby': string | undefined;
+}
+
+/** A labelled control with its hint and its error (tied to it for screen readers). */
+function TextField({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  error?: string | null;
+  children: (attrs: FieldAttrs) => ReactNode;
+}) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children({
+        id,
+        'aria-invalid': error ? true : undefined,
+        'aria-describedby': described || undefined,
+      })}
+      {hint ? (
+        <small id={`${id}-hint`} className="hint">
+          {hint}
+        </small>
+      ) : null}
+      {error ? (
+        <small id={`${id}-error`} className="field-error">
+          {error}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+function RuleField(props: {
+  label: string;
+  value: number | null | undefined;
+  min: number;
+  max: number;
+  unit: string;
+}) {
+  const id = useId();
+  return (
+    <div className="field rule-field">
+      <label htmlFor={id}>{props.label}</label>
+      <input
+        id={id}
+        type="number"
+        readOnly
+        min={props.min}
+        max={props.max}
+        value={props.value ?? ''}
+        placeholder="not set"
+        aria-describedby={`${id}-range`}
+      />
+      <small id={`${id}-range`} className="hint">
+        {props.min.toLocaleString()}–{props.max.toLocaleString()} {props.unit}, optional
+      </small>
+    </div>
+  );
+}
