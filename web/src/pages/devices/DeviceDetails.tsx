@@ -75,7 +75,15 @@ export function DeviceDetails({ deviceId, live, map, geofenceNames, onClose }: P
         </dd>
       </dl>
       <div className="button-row">
-        <button type="button" disabled={!state} onClick={() => map?.focus(deviceId)}>
+        <button
+          type="button"
+          disabled={!state}
+          onClick={() => {
+            map?.focus(deviceId);
+            // On a phone the map is above the panel: bring it into sight.
+            map?.map.getContainer().scrollIntoView({ block: 'nearest' });
+          }}
+        >
           Show on map
         </button>
         <button type="button" onClick={onClose}>
