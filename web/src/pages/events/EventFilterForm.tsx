@@ -1,6 +1,6 @@
 /** The filters of the events feed; every change goes to the URL at once (the page reloads from it). */
 import { useId, useState } from 'react';
-import { EntityCombobox } from './EntityCombobox.tsx';
+import { EntityCombobox } from '../../ui/EntityCombobox.tsx';
 import { resolveDevice, resolveGeofence, searchDevices, searchGeofences } from './entities.ts';
 import { EVENT_TYPES, type EventFilters, fromLocalInput, toLocalInput } from './eventFilters.ts';
 

@@ -4,7 +4,7 @@
  * reload, which is fine for labels.
  */
 import { api } from '../../api/client.ts';
-import type { EntityOption } from './EntityCombobox.tsx';
+import type { EntityOption } from '../../ui/EntityCombobox.tsx';
 
 const MATCHES = 20;
 const names = new Map<string, Promise<EntityOption | null>>();
