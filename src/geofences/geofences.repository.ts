@@ -32,6 +32,9 @@ export interface GeofenceFilters {
   nameContains?: string | undefined;
 }
 
+// Bound parameters per IN list: far below SQLite's and PostgreSQL's limits.
+const IN_CHUNK = 500;
+
 const COLUMNS = [
   'id',
   'workspace_id',
@@ -85,28 +88,42 @@ function toGeofence(row: GeofenceRow): Geofence {
   };
 }
 
+function rowOf(g: Geofence) {
+  return {
+    id: g.id,
+    workspace_id: g.workspaceId,
+    name: g.name,
+    description: g.description,
+    external_id: g.externalId,
+    geometry: json(g.geometry),
+    metadata: json(g.metadata),
+    enabled: g.enabled,
+    bbox: json(g.bbox),
+    vertex_count: g.vertexCount,
+    version: g.version,
+    dwell_seconds: g.rules.dwellSeconds,
+    exit_buffer_m: g.rules.exitBufferM,
+    max_accuracy_m: g.rules.maxAccuracyM,
+    created_at: g.createdAt,
+    updated_at: g.updatedAt,
+  };
+}
+
 export async function insertGeofence(db: Executor, g: Geofence): Promise<void> {
-  await db
-    .insertInto('geofences')
-    .values({
-      id: g.id,
-      workspace_id: g.workspaceId,
-      name: g.name,
-      description: g.description,
-      external_id: g.externalId,
-      geometry: json(g.geometry),
-      metadata: json(g.metadata),
-      enabled: g.enabled,
-      bbox: json(g.bbox),
-      vertex_count: g.vertexCount,
-      version: g.version,
-      dwell_seconds: g.rules.dwellSeconds,
-      exit_buffer_m: g.rules.exitBufferM,
-      max_accuracy_m: g.rules.maxAccuracyM,
-      created_at: g.createdAt,
-      updated_at: g.updatedAt,
-    })
-    .execute();
+  await db.insertInto('geofences').values(rowOf(g)).execute();
+}
+
+// Rows per INSERT: 16 bound values each, far below either database's parameter limit.
+const INSERT_CHUNK = 500;
+
+/** Inserts many geofences with a few multi-row statements. */
+export async function insertGeofences(db: Executor, geofences: readonly Geofence[]): Promise<void> {
+  for (let i = 0; i < geofences.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('geofences')
+      .values(geofences.slice(i, i + INSERT_CHUNK).map(rowOf))
+      .execute();
+  }
 }
 
 export async function findGeofence(
@@ -136,6 +153,25 @@ export async function findIdByExternalId(
     .where('external_id', '=', externalId)
     .executeTakeFirst();
   return row?.id;
+}
+
+/** The workspace's geofences carrying any of `externalIds`. */
+export async function findByExternalIds(
+  db: Executor,
+  workspaceId: string,
+  externalIds: readonly string[],
+): Promise<Geofence[]> {
+  const out: Geofence[] = [];
+  for (let i = 0; i < externalIds.length; i += IN_CHUNK) {
+    const rows = await db
+      .selectFrom('geofences')
+      .select(COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .where('external_id', 'in', externalIds.slice(i, i + IN_CHUNK))
+      .execute();
+    for (const row of rows) out.push(toGeofence(row));
+  }
+  return out;
 }
 
 /** LIKE pattern for a literal substring: `!` escapes the wildcards and itself. */
@@ -185,9 +221,6 @@ export async function listGeofences(
   return { geofences: rows.map(toGeofence), total: Number(count.n) };
 }
 
-// Bound parameters per IN list: far below SQLite's and PostgreSQL's limits.
-const IN_CHUNK = 500;
-
 /**
  * A page (newest first) of the enabled geofences among `ids`, and how many of them exist. The
  * index proposes the ids; the database stays the truth for what is enabled and for every field.
@@ -222,6 +255,38 @@ export async function pageEnabledByIds(
   const byId = new Map(rows.map((row) => [row.id, toGeofence(row)]));
   const geofences = pageIds.flatMap((id) => byId.get(id) ?? []);
   return { geofences, total: keys.length };
+}
+
+/** Where a page of the export ends: the last geofence's creation time and id. */
+export interface ExportCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/**
+ * Up to `limit` of the workspace's geofences matching the filters, oldest first (creation order,
+ * so a re-import recreates them in the same order), after `cursor`. Keyset paging: each page is
+ * one indexed range read, however far into the workspace it is.
+ */
+export async function pageInCreationOrder(
+  db: Executor,
+  workspaceId: string,
+  filters: GeofenceFilters,
+  cursor: ExportCursor | undefined,
+  limit: number,
+): Promise<Geofence[]> {
+  let query = db
+    .selectFrom('geofences')
+    .select(COLUMNS)
+    .where((eb) => filterConditions(eb, workspaceId, filters));
+  if (cursor !== undefined) {
+    // `>=` first, so the (workspace_id, created_at) index bounds the range; the OR only breaks ties.
+    query = query
+      .where('created_at', '>=', cursor.createdAt)
+      .where((eb) => eb.or([eb('created_at', '>', cursor.createdAt), eb('id', '>', cursor.id)]));
+  }
+  const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+  return rows.map(toGeofence);
 }
 
 export interface GeofenceChanges {

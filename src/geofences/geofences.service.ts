@@ -16,6 +16,7 @@ import type { GeofenceIndexRegistry, IndexChange } from './geofence-index-regist
 import {
   bumpIndexVersion,
   deleteGeofence as deleteRow,
+  type ExportCursor,
   findGeofence,
   findIdByExternalId,
   type Geofence,
@@ -24,6 +25,7 @@ import {
   insertGeofence,
   listGeofences as listRows,
   pageEnabledByIds,
+  pageInCreationOrder,
   updateGeofence as updateRow,
 } from './geofences.repository.ts';
 import { parseGeometryInput } from './geometry-input.ts';
@@ -140,6 +142,29 @@ export function listGeofences(
   limit: number,
 ): Promise<{ geofences: Geofence[]; total: number }> {
   return listRows(ctx.db, workspaceId, filters, offset, limit);
+}
+
+/** Rows per read of the export: memory stays bounded however many geofences a workspace has. */
+const EXPORT_PAGE = 500;
+
+/**
+ * Every geofence of the workspace matching the filters, oldest first, a page at a time (GET
+ * /geofences/export). Each page is its own read, ordered by creation time and id, so a geofence
+ * created or deleted while the export runs shows at most once.
+ */
+export async function* exportGeofences(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  filters: Omit<GeofenceFilters, 'externalId'>,
+): AsyncGenerator<Geofence[]> {
+  let cursor: ExportCursor | undefined;
+  for (;;) {
+    const page = await pageInCreationOrder(ctx.db, workspaceId, filters, cursor, EXPORT_PAGE);
+    if (page.length > 0) yield page;
+    const last = page.at(-1);
+    if (page.length < EXPORT_PAGE || last === undefined) return;
+    cursor = { createdAt: last.createdAt, id: last.id };
+  }
 }
 
 export async function updateGeofence(
