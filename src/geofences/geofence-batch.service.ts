@@ -17,7 +17,7 @@ import {
   findByExternalIds,
   type Geofence,
   insertGeofences,
-  updateGeofence as updateRow,
+  replaceGeofences,
 } from './geofences.repository.ts';
 import type { GeofencesContext } from './geofences.service.ts';
 
@@ -177,8 +177,15 @@ async function creatableCount(
   }
 }
 
-/** The changes an upsert makes, or undefined when the item equals the stored geofence. */
-function upsertChanges(existing: Geofence, input: BatchItemInput) {
+/**
+ * The geofence an upsert leaves (`existing` with every field of the item), and whether it touches
+ * the index; undefined when the item equals the stored geofence (nothing to write).
+ */
+function replacementOf(
+  existing: Geofence,
+  input: BatchItemInput,
+  now: Date,
+): { replacement: Geofence; touchesIndex: boolean } | undefined {
   const geometryChanged = !isDeepStrictEqual(existing.geometry, input.geometry.geometry);
   const rulesChanged = !isDeepStrictEqual(existing.rules, input.rules);
   const enabledChanged = existing.enabled !== input.enabled;
@@ -191,13 +198,17 @@ function upsertChanges(existing: Geofence, input: BatchItemInput) {
     !isDeepStrictEqual(existing.metadata, input.metadata);
   if (!changed) return undefined;
   return {
-    changes: {
+    replacement: {
+      ...existing,
       name: input.name,
       description: input.description,
-      geometry: input.geometry,
+      geometry: input.geometry.geometry,
+      bbox: input.geometry.bbox,
+      vertexCount: input.geometry.vertexCount,
       metadata: input.metadata,
       enabled: input.enabled,
       rules: input.rules,
+      updatedAt: now,
     },
     // What the index holds changes only with the geometry, the enabled flag or the rules, and only
     // for a geofence enabled before or after.
@@ -207,40 +218,38 @@ function upsertChanges(existing: Geofence, input: BatchItemInput) {
 
 /** The transaction; then this node's index gets the batch's changes under its one version. */
 async function commit(ctx: GeofencesContext, workspaceId: string, plan: Plan): Promise<Geofence[]> {
+  const now = ctx.clock.now();
   const indexChanges: IndexChange[] = [];
   for (const { geofence: g } of plan.creates) {
     // A disabled geofence is not in the index.
     if (g.enabled) indexChanges.push({ kind: 'upsert', id: g.id, geometry: g.geometry, rules: g.rules });
   }
-  const { updated, indexVersion } = await withTransaction(ctx.db, async (trx) => {
+  const replacements = plan.upserts.map(({ existing, input }) => replacementOf(existing, input, now));
+  const changed = replacements.flatMap((r) => (r === undefined ? [] : [r.replacement]));
+  const touching = new Set(replacements.flatMap((r) => (r?.touchesIndex ? [r.replacement.id] : [])));
+  const { written, indexVersion } = await withTransaction(ctx.db, async (trx) => {
     await insertGeofences(
       trx,
+      ctx.capabilities,
       plan.creates.map((c) => c.geofence),
     );
-    const updated: Geofence[] = [];
-    for (const { existing, input } of plan.upserts) {
-      const change = upsertChanges(existing, input);
-      if (change === undefined) {
-        updated.push(existing);
-        continue;
-      }
-      const row = await updateRow(trx, workspaceId, existing.id, change.changes, ctx.clock.now());
-      if (!row) throw new LookupRaced();
-      updated.push(row);
-      if (change.touchesIndex) {
-        // From the row as committed, as a single update does.
-        indexChanges.push(
-          row.enabled
-            ? { kind: 'upsert', id: row.id, geometry: row.geometry, rules: row.rules }
-            : { kind: 'remove', id: row.id },
-        );
-      }
+    const rows = await replaceGeofences(trx, ctx.capabilities, workspaceId, changed);
+    if (rows.length !== changed.length) throw new LookupRaced();
+    for (const row of rows) {
+      if (!touching.has(row.id)) continue;
+      // From the row as committed, as a single update does.
+      indexChanges.push(
+        row.enabled
+          ? { kind: 'upsert', id: row.id, geometry: row.geometry, rules: row.rules }
+          : { kind: 'remove', id: row.id },
+      );
     }
     return {
-      updated,
+      written: new Map(rows.map((row) => [row.id, row])),
       indexVersion: indexChanges.length > 0 ? await bumpIndexVersion(trx, workspaceId) : undefined,
     };
   });
   if (indexVersion !== undefined) ctx.registry.applyCommitted(workspaceId, indexVersion, indexChanges);
-  return updated;
+  // In item order: the row as written, or as found when the item changed nothing.
+  return plan.upserts.map(({ existing }) => written.get(existing.id) ?? existing);
 }

@@ -1,7 +1,17 @@
 /** SQL for geofences and their index change counter; every query is scoped by workspace. */
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { fromJson, json, toBool, toDate } from '../db/columns.ts';
+import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import {
+  type BulkColumn,
+  type BulkColumnType,
+  chunks,
+  insertRows,
+  quote,
+  type StatementRunner,
+  statement,
+} from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { Bbox, FenceGeometry } from '../geo/index.ts';
 import type { GeofencesTable } from './geofences.tables.ts';
@@ -113,17 +123,124 @@ export async function insertGeofence(db: Executor, g: Geofence): Promise<void> {
   await db.insertInto('geofences').values(rowOf(g)).execute();
 }
 
-// Rows per INSERT: 16 bound values each, far below either database's parameter limit.
-const INSERT_CHUNK = 500;
+const INSERT_COLUMNS: readonly BulkColumn[] = [
+  { name: 'id', type: 'text' },
+  { name: 'workspace_id', type: 'text' },
+  { name: 'name', type: 'text' },
+  { name: 'description', type: 'text' },
+  { name: 'external_id', type: 'text' },
+  { name: 'geometry', type: 'json' },
+  { name: 'metadata', type: 'json' },
+  { name: 'enabled', type: 'boolean' },
+  { name: 'bbox', type: 'json' },
+  { name: 'vertex_count', type: 'integer' },
+  { name: 'version', type: 'integer' },
+  { name: 'dwell_seconds', type: 'integer' },
+  { name: 'exit_buffer_m', type: 'double' },
+  { name: 'max_accuracy_m', type: 'double' },
+  { name: 'created_at', type: 'timestamp' },
+  { name: 'updated_at', type: 'timestamp' },
+];
 
-/** Inserts many geofences with a few multi-row statements. */
-export async function insertGeofences(db: Executor, geofences: readonly Geofence[]): Promise<void> {
-  for (let i = 0; i < geofences.length; i += INSERT_CHUNK) {
-    await db
-      .insertInto('geofences')
-      .values(geofences.slice(i, i + INSERT_CHUNK).map(rowOf))
-      .execute();
+/**
+ * Inserts many geofences (a batch) with the many-row statement of db/statements.ts: on PostgreSQL
+ * one parameter for all rows, so 1,000 geofences are not a 16,000-parameter statement to parse.
+ */
+export async function insertGeofences(
+  db: StatementRunner,
+  capabilities: DialectCapabilities,
+  geofences: readonly Geofence[],
+): Promise<void> {
+  await insertRows(
+    db,
+    capabilities,
+    'geofences',
+    INSERT_COLUMNS,
+    geofences.map((g) => [
+      g.id,
+      g.workspaceId,
+      g.name,
+      g.description,
+      g.externalId,
+      json(g.geometry),
+      json(g.metadata),
+      g.enabled,
+      json(g.bbox),
+      g.vertexCount,
+      g.version,
+      g.rules.dwellSeconds,
+      g.rules.exitBufferM,
+      g.rules.maxAccuracyM,
+      g.createdAt,
+      g.updatedAt,
+    ]),
+  );
+}
+
+/** The columns a batch's upsert replaces (db/statements.ts many-row form), after the id. */
+const REPLACE_COLUMNS: readonly BulkColumn[] = [
+  { name: 'name', type: 'text' },
+  { name: 'description', type: 'text' },
+  { name: 'geometry', type: 'json' },
+  { name: 'bbox', type: 'json' },
+  { name: 'vertex_count', type: 'integer' },
+  { name: 'metadata', type: 'json' },
+  { name: 'enabled', type: 'boolean' },
+  { name: 'dwell_seconds', type: 'integer' },
+  { name: 'exit_buffer_m', type: 'double' },
+  { name: 'max_accuracy_m', type: 'double' },
+  { name: 'updated_at', type: 'timestamp' },
+];
+
+/**
+ * Replaces every field of the workspace's geofences `replacements` name by id (all but
+ * `external_id`, `created_at` and the row version, which goes up by one), in one statement per
+ * chunk; returns the rows as they are now, in no particular order. A geofence that no longer exists
+ * is missing from the answer.
+ */
+export async function replaceGeofences(
+  db: StatementRunner,
+  capabilities: DialectCapabilities,
+  workspaceId: string,
+  replacements: readonly Geofence[],
+): Promise<Geofence[]> {
+  const forms = capabilities.statements;
+  const table = quote('geofences');
+  const types: BulkColumnType[] = ['text', ...REPLACE_COLUMNS.map((c) => c.type)];
+  const assignments = [
+    ...REPLACE_COLUMNS.map((c, i) => `${quote(c.name)} = v.column${i + 2}`),
+    `${quote('version')} = ${table}.${quote('version')} + 1`,
+  ].join(', ');
+  const returning = COLUMNS.map((c) => `${table}.${quote(c)}`).join(', ');
+  const out: Geofence[] = [];
+  for (const part of chunks(replacements, forms.maxRows(types.length, 1))) {
+    const b = statement(capabilities).sql(`update ${table} set ${assignments} from `);
+    forms.updateSource(
+      b,
+      types,
+      part.map((g) => [
+        g.id,
+        g.name,
+        g.description,
+        json(g.geometry),
+        json(g.bbox),
+        g.vertexCount,
+        json(g.metadata),
+        g.enabled,
+        g.rules.dwellSeconds,
+        g.rules.exitBufferM,
+        g.rules.maxAccuracyM,
+        g.updatedAt,
+      ]),
+    );
+    // The id picks the rows; the workspace is a residual check (as db/statements.ts guards do).
+    b.sql(` where ${table}.${quote('id')} = v.column1 and ${table}.${quote('workspace_id')} || '' = `)
+      .value(workspaceId)
+      .sql(` returning ${returning}`);
+    const result = await db.executeQuery<GeofenceRow>(b.compile());
+    for (const row of result.rows) out.push(toGeofence(row));
   }
+  return out;
 }
 
 export async function findGeofence(

@@ -6,7 +6,7 @@
  */
 
 import type { CountLimiter } from '../billing/count-limits.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, DialectCapabilities } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -34,6 +34,8 @@ import { type FenceRules, NO_RULES } from './workspace-fences.ts';
 
 export interface GeofencesContext {
   db: Db;
+  /** For the many-row statements of a batch. */
+  capabilities: DialectCapabilities;
   clock: Clock;
   registry: GeofenceIndexRegistry;
   /** The plan's geofence count limit (contract §7); absent where billing is not wired. */
