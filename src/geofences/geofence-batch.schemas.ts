@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { component } from '../http/components.ts';
 import { freeObject } from '../http/free-object.ts';
 import { Id, Nullable, StringEnum, Timestamp, ValidationIssueSchema } from '../http/schemas.ts';
-import type { Geofence } from './geofences.repository.ts';
+import type { ExportedGeofence } from './geofences.repository.ts';
 import {
   CreateGeofenceBody,
   EXAMPLE_POLYGON,
@@ -255,36 +255,35 @@ tools that keep that property. Sending this document to POST /geofences/batch re
 (new ids and timestamps; a Feature whose \`external_id\` exists updates that geofence instead).
 Content-Type \`application/geo+json\`.`;
 
-/** One Feature of the export, as JSON text. */
-export function featureJson(g: Geofence): string {
-  return JSON.stringify({
-    type: 'Feature',
-    id: g.id,
-    geometry: g.geometry,
-    properties: {
-      name: g.name,
-      description: g.description,
-      external_id: g.externalId,
-      metadata: g.metadata,
-      enabled: g.enabled,
-      dwell_seconds: g.rules.dwellSeconds,
-      exit_buffer_m: g.rules.exitBufferM,
-      max_accuracy_m: g.rules.maxAccuracyM,
-      created_at: g.createdAt.toISOString(),
-      updated_at: g.updatedAt.toISOString(),
-    },
-    bbox: g.bbox,
-  });
+const text = (value: string | null) => JSON.stringify(value);
+const numberOrNull = (value: number | null) => (value === null ? 'null' : JSON.stringify(value));
+
+/**
+ * One Feature of the export as JSON text, built by hand: the JSON columns are spliced in as the
+ * database holds them (valid JSON, written by the service), every other value is serialised here.
+ */
+export function featureText(g: ExportedGeofence): string {
+  return (
+    `{"type":"Feature","id":${text(g.id)},"geometry":${g.geometryJson},"properties":{` +
+    `"name":${text(g.name)},"description":${text(g.description)},"external_id":${text(g.externalId)},` +
+    `"metadata":${g.metadataJson},"enabled":${g.enabled},` +
+    `"dwell_seconds":${numberOrNull(g.rules.dwellSeconds)},"exit_buffer_m":${numberOrNull(g.rules.exitBufferM)},` +
+    `"max_accuracy_m":${numberOrNull(g.rules.maxAccuracyM)},` +
+    `"created_at":"${g.createdAt.toISOString()}","updated_at":"${g.updatedAt.toISOString()}"},` +
+    `"bbox":${g.bboxJson}}`
+  );
 }
 
 /** The export's body as JSON text, a page of Features at a time. */
-export async function* featureCollectionText(pages: AsyncIterable<Geofence[]>): AsyncGenerator<string> {
+export async function* featureCollectionText(
+  pages: AsyncIterable<ExportedGeofence[]>,
+): AsyncGenerator<string> {
   yield '{"type":"FeatureCollection","features":[';
   let separator = '';
   for await (const page of pages) {
     let text = '';
     for (const g of page) {
-      text += separator + featureJson(g);
+      text += separator + featureText(g);
       separator = ',';
     }
     yield text;

@@ -9,6 +9,7 @@ import {
   chunks,
   insertRows,
   quote,
+  residualEquals,
   type StatementRunner,
   statement,
 } from '../db/statements.ts';
@@ -374,36 +375,93 @@ export async function pageEnabledByIds(
   return { geofences, total: keys.length };
 }
 
-/** Where a page of the export ends: the last geofence's creation time and id. */
-export interface ExportCursor {
-  createdAt: Date;
+/**
+ * A geofence as the export reads it: the JSON columns as the JSON text the database holds, so the
+ * export splices them into its answer without parsing and re-serialising them (on PostgreSQL the
+ * jsonb's text form: the same values, spaced and with object keys in jsonb's order).
+ */
+export interface ExportedGeofence {
   id: string;
+  name: string;
+  description: string | null;
+  externalId: string | null;
+  geometryJson: string;
+  metadataJson: string;
+  bboxJson: string;
+  enabled: boolean;
+  rules: FenceRules;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 /**
- * Up to `limit` of the workspace's geofences matching the filters, oldest first (creation order,
- * so a re-import recreates them in the same order), after `cursor`. Keyset paging: each page is
- * one indexed range read, however far into the workspace it is.
+ * The ids of the workspace's geofences matching the filters, oldest first (creation order, so that
+ * a re-import recreates them in the same order). One narrow read and one sort: the rows themselves
+ * are read a page at a time by `exportRowsByIds`. (Keyset pages over `(created_at, id)` would re-sort
+ * every geofence of a batch, which share one `created_at`, for each page.)
  */
-export async function pageInCreationOrder(
+export async function idsInCreationOrder(
   db: Executor,
   workspaceId: string,
   filters: GeofenceFilters,
-  cursor: ExportCursor | undefined,
-  limit: number,
-): Promise<Geofence[]> {
-  let query = db
+): Promise<string[]> {
+  const rows = await db
     .selectFrom('geofences')
-    .select(COLUMNS)
-    .where((eb) => filterConditions(eb, workspaceId, filters));
-  if (cursor !== undefined) {
-    // `>=` first, so the (workspace_id, created_at) index bounds the range; the OR only breaks ties.
-    query = query
-      .where('created_at', '>=', cursor.createdAt)
-      .where((eb) => eb.or([eb('created_at', '>', cursor.createdAt), eb('id', '>', cursor.id)]));
-  }
-  const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
-  return rows.map(toGeofence);
+    .select('id')
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The export form of the workspace's geofences `ids`, in the order of `ids` (absent ones left out). */
+export async function exportRowsByIds(
+  db: Executor,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<ExportedGeofence[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('geofences')
+    .select((eb) => [
+      'id',
+      'name',
+      'description',
+      'external_id',
+      'enabled',
+      'dwell_seconds',
+      'exit_buffer_m',
+      'max_accuracy_m',
+      'created_at',
+      'updated_at',
+      sql<string>`cast(${eb.ref('geometry')} as text)`.as('geometry_json'),
+      sql<string>`cast(${eb.ref('metadata')} as text)`.as('metadata_json'),
+      sql<string>`cast(${eb.ref('bbox')} as text)`.as('bbox_json'),
+    ])
+    .where('id', 'in', ids)
+    // The ids pick the rows; the workspace is a residual check (db/statements.ts).
+    .where(residualEquals('workspace_id', workspaceId))
+    .execute();
+  const byId = new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        externalId: row.external_id,
+        geometryJson: row.geometry_json,
+        metadataJson: row.metadata_json,
+        bboxJson: row.bbox_json,
+        enabled: toBool(row.enabled),
+        rules: rulesOf(row),
+        createdAt: toDate(row.created_at),
+        updatedAt: toDate(row.updated_at),
+      },
+    ]),
+  );
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export interface GeofenceChanges {

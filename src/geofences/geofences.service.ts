@@ -16,16 +16,17 @@ import type { GeofenceIndexRegistry, IndexChange } from './geofence-index-regist
 import {
   bumpIndexVersion,
   deleteGeofence as deleteRow,
-  type ExportCursor,
+  type ExportedGeofence,
+  exportRowsByIds,
   findGeofence,
   findIdByExternalId,
   type Geofence,
   type GeofenceChanges,
   type GeofenceFilters,
+  idsInCreationOrder,
   insertGeofence,
   listGeofences as listRows,
   pageEnabledByIds,
-  pageInCreationOrder,
   updateGeofence as updateRow,
 } from './geofences.repository.ts';
 import { parseGeometryInput } from './geometry-input.ts';
@@ -151,21 +152,18 @@ const EXPORT_PAGE = 500;
 
 /**
  * Every geofence of the workspace matching the filters, oldest first, a page at a time (GET
- * /geofences/export). Each page is its own read, ordered by creation time and id, so a geofence
- * created or deleted while the export runs shows at most once.
+ * /geofences/export): the set is the one found at the start; a geofence deleted meanwhile is left
+ * out, one changed meanwhile is exported as it is when its page is read.
  */
 export async function* exportGeofences(
   ctx: GeofencesContext,
   workspaceId: string,
   filters: Omit<GeofenceFilters, 'externalId'>,
-): AsyncGenerator<Geofence[]> {
-  let cursor: ExportCursor | undefined;
-  for (;;) {
-    const page = await pageInCreationOrder(ctx.db, workspaceId, filters, cursor, EXPORT_PAGE);
+): AsyncGenerator<ExportedGeofence[]> {
+  const ids = await idsInCreationOrder(ctx.db, workspaceId, filters);
+  for (let i = 0; i < ids.length; i += EXPORT_PAGE) {
+    const page = await exportRowsByIds(ctx.db, workspaceId, ids.slice(i, i + EXPORT_PAGE));
     if (page.length > 0) yield page;
-    const last = page.at(-1);
-    if (page.length < EXPORT_PAGE || last === undefined) return;
-    cursor = { createdAt: last.createdAt, id: last.id };
   }
 }
 
