@@ -1,4 +1,12 @@
 /** Shared pieces of the batch and export tests: answer types, calls, and error relocation. */
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 
 import { plan, plansFile } from '../billing/helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
@@ -77,4 +85,19 @@ export const inFeature =
 export function featureOf(g: GeofenceOut & Record<string, unknown>): FeatureOut {
   const { id, workspace_id: _w, geometry, bbox, ...properties } = g;
   return { type: 'Feature', id, geometry, properties: properties as FeatureOut['properties'], bbox };
+}
+
+/**
+ * Counts the statements run through a Kysely instance (`db.withPlugin(counter)`): Kysely hands every
+ * result to its plugins, raw compiled statements (db/statements.ts) included.
+ */
+export class StatementCounter implements KyselyPlugin {
+  count = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    this.count += 1;
+    return args.result;
+  }
 }

@@ -9,6 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { writeBatch } from '../../src/geofences/geofence-batch.service.ts';
+import { parseBatch } from '../../src/geofences/geofence-batch-input.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createSharedTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import {
@@ -21,7 +23,15 @@ import {
   signUp,
   startIdentityApp,
 } from '../helpers/identity.ts';
-import { batch, batchPlans, inFeature, inList, type Rejection, relocated } from './batch-helpers.ts';
+import {
+  batch,
+  batchPlans,
+  inFeature,
+  inList,
+  type Rejection,
+  relocated,
+  StatementCounter,
+} from './batch-helpers.ts';
 import { circle, containingIds, createGeofence, type GeofenceOut, polygon, rect } from './helpers.ts';
 
 const BOWTIE = polygon([
@@ -556,7 +566,7 @@ describe('POST /geofences/batch', () => {
     assert.equal((await batch(t, { apiKey: writer.key }, body)).created.length, 1);
   });
 
-  test('1,000 items in one request: well under a second, one index version, no reload', async () => {
+  test('1,000 items in one request (timed): one index version, applied in place without a reload', async () => {
     const user = await signUp(t, 'batch-thousand');
     const token = { token: user.tokens.access_token };
     // Load the workspace's index first, so the batch's change is applied to it in place.
@@ -588,8 +598,6 @@ describe('POST /geofences/batch', () => {
     );
     assert.equal(result.created.length, 1000);
     assert.deepEqual(result.rejected, []);
-    const best = Math.min(...timings);
-    assert.ok(best < 1000, `1,000 items took at best ${best.toFixed(0)} ms`);
     const after = statsOf();
     assert.equal(after?.version, (before?.version ?? 0) + 1, 'one index version for the batch');
     assert.equal(after?.loads, before?.loads, 'applied in place, no reload');
@@ -603,7 +611,6 @@ describe('POST /geofences/batch', () => {
     console.log(`# POST /geofences/batch, 1,000 unchanged upserts: ${againElapsed.toFixed(0)} ms`);
     assert.equal(again.updated.length, 1000);
     assert.equal(statsOf()?.version, after?.version, 'nothing written: no index change');
-    assert.ok(againElapsed < 1000, `1,000 upserts took ${againElapsed.toFixed(0)} ms`);
 
     // And changed: every geofence renamed and moved, one more index version.
     const moved = geofences.map((g, i) => ({
@@ -620,7 +627,48 @@ describe('POST /geofences/batch', () => {
       result.created.map((g) => g.id),
     );
     assert.equal(statsOf()?.version, (after?.version ?? 0) + 1);
-    assert.ok(movedElapsed < 1000, `1,000 changed upserts took ${movedElapsed.toFixed(0)} ms`);
+  });
+
+  test('a batch runs a fixed number of statements, whatever its size (no statement per item)', async () => {
+    const statementsFor = async (label: string, geofences: unknown[]) => {
+      const user = await signUp(t, label);
+      const counter = new StatementCounter();
+      const ctx = {
+        db: t.deps.database.db.withPlugin(counter),
+        capabilities: t.deps.database.capabilities,
+        clock: t.clock,
+        registry: t.deps.geofenceIndexes,
+        countLimit: t.deps.billing.countLimit,
+      };
+      const write = async (items: unknown[]) => {
+        const parsed = parseBatch({ geofences: items });
+        assert.deepEqual(parsed.rejected, []);
+        counter.count = 0;
+        const outcome = await writeBatch(ctx, user.workspace.id, parsed.items, parsed.rejected);
+        return { outcome, statements: counter.count };
+      };
+      const created = await write(geofences);
+      assert.equal(created.outcome.created.length, geofences.length);
+      // The same items moved: every one an upsert that changes its row.
+      const moved = geofences.map((g) => ({ ...(g as object), geometry: circle(1, 1, 10) }));
+      const updated = await write(moved);
+      assert.equal(updated.outcome.updated.length, geofences.length);
+      return { creates: created.statements, updates: updated.statements };
+    };
+    const items = (n: number) =>
+      Array.from({ length: n }, (_v, i) => ({
+        name: `s${i}`,
+        external_id: `s${i}`,
+        geometry: circle(i / 10, 0, 50),
+      }));
+    const ten = await statementsFor('statements-10', items(10));
+    const thousand = await statementsFor('statements-1000', items(1000));
+    console.log(
+      `# statements of a batch: 10 items ${JSON.stringify(ten)}, 1,000 items ${JSON.stringify(thousand)}`,
+    );
+    // The external_id lookup reads 500 ids per statement: one more for 1,000 items; nothing else grows.
+    assert.deepEqual(thousand, { creates: ten.creates + 1, updates: ten.updates + 1 });
+    assert.ok(ten.creates <= 12 && ten.updates <= 12, `few statements: ${JSON.stringify(ten)}`);
   });
 
   test('property: created + updated + rejected account for every item, each as the model says, all readable', async () => {
