@@ -178,6 +178,14 @@ async function creatableCount(
 }
 
 /**
+ * Whether two JSON values are equal as stored: compared after a JSON round trip, so that a `-0` sent
+ * (stored as `0`) or the key order of PostgreSQL's jsonb does not count as a change.
+ */
+function sameJson(stored: unknown, sent: unknown): boolean {
+  return isDeepStrictEqual(stored, JSON.parse(JSON.stringify(sent)));
+}
+
+/**
  * The geofence an upsert leaves (`existing` with every field of the item), and whether it touches
  * the index; undefined when the item equals the stored geofence (nothing to write).
  */
@@ -186,7 +194,7 @@ function replacementOf(
   input: BatchItemInput,
   now: Date,
 ): { replacement: Geofence; touchesIndex: boolean } | undefined {
-  const geometryChanged = !isDeepStrictEqual(existing.geometry, input.geometry.geometry);
+  const geometryChanged = !sameJson(existing.geometry, input.geometry.geometry);
   const rulesChanged = !isDeepStrictEqual(existing.rules, input.rules);
   const enabledChanged = existing.enabled !== input.enabled;
   const changed =
@@ -195,7 +203,7 @@ function replacementOf(
     enabledChanged ||
     existing.name !== input.name ||
     existing.description !== input.description ||
-    !isDeepStrictEqual(existing.metadata, input.metadata);
+    !sameJson(existing.metadata, input.metadata);
   if (!changed) return undefined;
   return {
     replacement: {

@@ -41,8 +41,11 @@ export function batchPlans(): string {
   return plansFile([plan('free', { geofences: 10_000 }), plan('small', { geofences: 3 })]);
 }
 
+/** POST /geofences/batch with a body object, or JSON text as it is; expects 200. */
 export async function batch(t: TestApp, credentials: Credentials, body: unknown): Promise<BatchOut> {
-  return expectStatus<BatchOut>(await call(t, '/geofences/batch', { ...credentials, body }), 200, 'batch');
+  const headers = typeof body === 'string' ? { 'content-type': 'application/json' } : undefined;
+  const res = await call(t, '/geofences/batch', { ...credentials, body, ...(headers ? { headers } : {}) });
+  return expectStatus<BatchOut>(res, 200, 'batch');
 }
 
 export async function exportAll(

@@ -298,6 +298,18 @@ describe('POST /geofences/batch', () => {
     // Disabling through an upsert takes it out of the index.
     await batch(t, jwt, { geofences: [{ ...item, enabled: false }] });
     assert.deepEqual(await containingIds(t, jwt, 21.5, 21.5), []);
+
+    // Equal as stored is unchanged: a `-0` (stored as 0) and metadata keys in another order.
+    const raw = (name: string) =>
+      `{"geofences": [{"name": "${name}", "external_id": "zero", "metadata": {"b": 1, "a": -0.0},` +
+      ' "geometry": {"type": "Circle", "coordinates": [-0.0, 0], "radius": 10}}]}';
+    const send = (body: string) =>
+      call(t, '/geofences/batch', { ...jwt, headers: { 'content-type': 'application/json' }, body }).then(
+        (res) => expectStatus<{ created: GeofenceOut[]; updated: GeofenceOut[] }>(res, 200),
+      );
+    const zero = (await send(raw('zero'))).created[0] as GeofenceOut;
+    t.clock.advance(60_000);
+    assert.deepEqual((await send(raw('zero'))).updated, [zero], 'unchanged');
   });
 
   test('a repeated external_id in one batch: the first item wins, the later one is DUPLICATE_RESOURCE', async () => {
@@ -551,7 +563,38 @@ describe('POST /geofences/batch', () => {
       body: 'hello',
     });
     expectError(text, 415, undefined);
+    for (const body of ['null', '"geofences"', '42']) {
+      const res = await call(t, '/geofences/batch', {
+        ...jwt,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      assert.deepEqual(issuesOf({ index: -1, ...expectError(res, 422, 'VALIDATION_ERROR', body) }), [
+        ['dict_type', ['body']],
+      ]);
+    }
     assert.equal((await list()).length, count, 'nothing stored');
+  });
+
+  test('the body limit is 5 MiB, as for batch ingestion: 3 MiB is accepted', async () => {
+    const user = await signUp(t, 'batch-large');
+    const description = 'd'.repeat(1900);
+    const geofences = Array.from({ length: 1000 }, (_v, i) => ({
+      name: `large ${i}`,
+      description,
+      metadata: { note: 'm'.repeat(1200) },
+      geometry: circle(i / 10, 1, 10),
+    }));
+    const body = JSON.stringify({ geofences });
+    assert.ok(body.length > 3 * 1024 * 1024, `${body.length} bytes`);
+    const result = await batch(t, { token: user.tokens.access_token }, body);
+    assert.equal(result.created.length, 1000);
+    const over = await call(t, '/geofences/batch', {
+      token: user.tokens.access_token,
+      headers: { 'content-type': 'application/json' },
+      body: `{"geofences": [{"name": "${'x'.repeat(5 * 1024 * 1024)}"}]}`,
+    });
+    expectError(over, 413, undefined);
   });
 
   test('scopes: geofences:write is needed; geofences:read is not enough', async () => {

@@ -171,6 +171,25 @@ describe('GET /geofences/export', () => {
     );
   });
 
+  test('workspaces are apart: another workspace exports only its own, and its batch never reaches ours', async () => {
+    const other = await signUp(t, 'export-other');
+    const theirs = { token: other.tokens.access_token };
+    const ours = await exportAll(t, jwt);
+    assert.ok(ours.features.length > 0);
+    assert.deepEqual((await exportAll(t, theirs)).features, [], 'none of ours in theirs');
+    // Their batch names our external ids and sends our export: new geofences of theirs.
+    const result = await batch(t, theirs, ours);
+    assert.equal(result.created.length, ours.features.length);
+    assert.deepEqual(result.updated, []);
+    assert.ok(result.created.every((g) => g.workspace_id === other.workspace.id));
+    assert.deepEqual(await exportAll(t, jwt), ours, 'ours unchanged');
+    const theirExport = await exportAll(t, theirs);
+    assert.deepEqual(
+      theirExport.features.map((f) => f.id),
+      result.created.map((g) => g.id),
+    );
+  });
+
   test('5,000 geofences (timed): creation order across pages, one read per page of 500', async () => {
     const user = await signUp(t, 'export-5000');
     const token = { token: user.tokens.access_token };
