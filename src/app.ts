@@ -105,6 +105,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       });
       await api.register(geofenceRoutes, {
         db: identity.db,
+        capabilities: deps.database.capabilities,
         clock: deps.clock,
         registry: deps.geofenceIndexes,
         countLimit: deps.billing.countLimit,

@@ -46,7 +46,7 @@ interface WorkspaceState {
   /** The highest version this node committed itself; an index behind it is refreshed first. */
   knownVersion: number;
   /** Local changes that arrived ahead of a missing version, applied once the gap is filled. */
-  pending: Map<number, IndexChange>;
+  pending: Map<number, readonly IndexChange[]>;
   /** Full loads from storage so far (the first one and every reload). */
   loads: number;
   /** Clock time of the last query (for idle eviction). */
@@ -97,9 +97,10 @@ export class GeofenceIndexRegistry {
   /**
    * Reports a committed write: `version` is the workspace version its transaction produced. Called
    * by the service after commit, in any order relative to other writes; changes are applied in
-   * version order.
+   * version order. A write of many geofences (a batch) bumps the version once and reports all its
+   * changes under it, so other nodes reload once and this node applies them together.
    */
-  applyCommitted(workspaceId: string, version: number, change: IndexChange): void {
+  applyCommitted(workspaceId: string, version: number, change: IndexChange | readonly IndexChange[]): void {
     const state = this.#workspaces.get(workspaceId);
     // Never used on this node: its first query loads from storage, this write included.
     if (!state) return;
@@ -107,7 +108,7 @@ export class GeofenceIndexRegistry {
     if (state.loaded && version <= state.loaded.version) return; // already reflected by a reload
     // Nothing loaded and nothing loading: the next query loads from storage anyway.
     if (!state.loaded && !state.refreshing) return;
-    state.pending.set(version, change);
+    state.pending.set(version, 'kind' in change ? [change] : change);
     if (state.pending.size > MAX_PENDING) {
       state.loaded = undefined;
       state.pending.clear();
@@ -201,12 +202,15 @@ export class GeofenceIndexRegistry {
     const loaded = state.loaded;
     if (!loaded) return;
     for (const v of state.pending.keys()) if (v <= loaded.version) state.pending.delete(v);
-    for (let change = state.pending.get(loaded.version + 1); change; ) {
+    for (let changes = state.pending.get(loaded.version + 1); changes; ) {
       state.pending.delete(loaded.version + 1);
-      if (change.kind === 'upsert') loaded.index.upsert(change.id, change.geometry, change.rules ?? NO_RULES);
-      else loaded.index.remove(change.id);
+      for (const change of changes) {
+        if (change.kind === 'upsert')
+          loaded.index.upsert(change.id, change.geometry, change.rules ?? NO_RULES);
+        else loaded.index.remove(change.id);
+      }
       loaded.version += 1;
-      change = state.pending.get(loaded.version + 1);
+      changes = state.pending.get(loaded.version + 1);
     }
   }
 }

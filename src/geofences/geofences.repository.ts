@@ -1,7 +1,18 @@
 /** SQL for geofences and their index change counter; every query is scoped by workspace. */
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { fromJson, json, toBool, toDate } from '../db/columns.ts';
+import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import {
+  type BulkColumn,
+  type BulkColumnType,
+  chunks,
+  insertRows,
+  quote,
+  residualEquals,
+  type StatementRunner,
+  statement,
+} from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { Bbox, FenceGeometry } from '../geo/index.ts';
 import type { GeofencesTable } from './geofences.tables.ts';
@@ -31,6 +42,9 @@ export interface GeofenceFilters {
   /** Case-insensitive substring of the name. */
   nameContains?: string | undefined;
 }
+
+// Bound parameters per IN list: far below SQLite's and PostgreSQL's limits.
+const IN_CHUNK = 500;
 
 const COLUMNS = [
   'id',
@@ -85,28 +99,149 @@ function toGeofence(row: GeofenceRow): Geofence {
   };
 }
 
+function rowOf(g: Geofence) {
+  return {
+    id: g.id,
+    workspace_id: g.workspaceId,
+    name: g.name,
+    description: g.description,
+    external_id: g.externalId,
+    geometry: json(g.geometry),
+    metadata: json(g.metadata),
+    enabled: g.enabled,
+    bbox: json(g.bbox),
+    vertex_count: g.vertexCount,
+    version: g.version,
+    dwell_seconds: g.rules.dwellSeconds,
+    exit_buffer_m: g.rules.exitBufferM,
+    max_accuracy_m: g.rules.maxAccuracyM,
+    created_at: g.createdAt,
+    updated_at: g.updatedAt,
+  };
+}
+
 export async function insertGeofence(db: Executor, g: Geofence): Promise<void> {
-  await db
-    .insertInto('geofences')
-    .values({
-      id: g.id,
-      workspace_id: g.workspaceId,
-      name: g.name,
-      description: g.description,
-      external_id: g.externalId,
-      geometry: json(g.geometry),
-      metadata: json(g.metadata),
-      enabled: g.enabled,
-      bbox: json(g.bbox),
-      vertex_count: g.vertexCount,
-      version: g.version,
-      dwell_seconds: g.rules.dwellSeconds,
-      exit_buffer_m: g.rules.exitBufferM,
-      max_accuracy_m: g.rules.maxAccuracyM,
-      created_at: g.createdAt,
-      updated_at: g.updatedAt,
-    })
-    .execute();
+  await db.insertInto('geofences').values(rowOf(g)).execute();
+}
+
+const INSERT_COLUMNS: readonly BulkColumn[] = [
+  { name: 'id', type: 'text' },
+  { name: 'workspace_id', type: 'text' },
+  { name: 'name', type: 'text' },
+  { name: 'description', type: 'text' },
+  { name: 'external_id', type: 'text' },
+  { name: 'geometry', type: 'json' },
+  { name: 'metadata', type: 'json' },
+  { name: 'enabled', type: 'boolean' },
+  { name: 'bbox', type: 'json' },
+  { name: 'vertex_count', type: 'integer' },
+  { name: 'version', type: 'integer' },
+  { name: 'dwell_seconds', type: 'integer' },
+  { name: 'exit_buffer_m', type: 'double' },
+  { name: 'max_accuracy_m', type: 'double' },
+  { name: 'created_at', type: 'timestamp' },
+  { name: 'updated_at', type: 'timestamp' },
+];
+
+/**
+ * Inserts many geofences (a batch) with the many-row statement of db/statements.ts: on PostgreSQL
+ * one parameter for all rows, so 1,000 geofences are not a 16,000-parameter statement to parse.
+ */
+export async function insertGeofences(
+  db: StatementRunner,
+  capabilities: DialectCapabilities,
+  geofences: readonly Geofence[],
+): Promise<void> {
+  await insertRows(
+    db,
+    capabilities,
+    'geofences',
+    INSERT_COLUMNS,
+    geofences.map((g) => [
+      g.id,
+      g.workspaceId,
+      g.name,
+      g.description,
+      g.externalId,
+      json(g.geometry),
+      json(g.metadata),
+      g.enabled,
+      json(g.bbox),
+      g.vertexCount,
+      g.version,
+      g.rules.dwellSeconds,
+      g.rules.exitBufferM,
+      g.rules.maxAccuracyM,
+      g.createdAt,
+      g.updatedAt,
+    ]),
+  );
+}
+
+/** The columns a batch's upsert replaces (db/statements.ts many-row form), after the id. */
+const REPLACE_COLUMNS: readonly BulkColumn[] = [
+  { name: 'name', type: 'text' },
+  { name: 'description', type: 'text' },
+  { name: 'geometry', type: 'json' },
+  { name: 'bbox', type: 'json' },
+  { name: 'vertex_count', type: 'integer' },
+  { name: 'metadata', type: 'json' },
+  { name: 'enabled', type: 'boolean' },
+  { name: 'dwell_seconds', type: 'integer' },
+  { name: 'exit_buffer_m', type: 'double' },
+  { name: 'max_accuracy_m', type: 'double' },
+  { name: 'updated_at', type: 'timestamp' },
+];
+
+/**
+ * Replaces every field of the workspace's geofences `replacements` name by id (all but
+ * `external_id`, `created_at` and the row version, which goes up by one), in one statement per
+ * chunk; returns the rows as they are now, in no particular order. A geofence that no longer exists
+ * is missing from the answer.
+ */
+export async function replaceGeofences(
+  db: StatementRunner,
+  capabilities: DialectCapabilities,
+  workspaceId: string,
+  replacements: readonly Geofence[],
+): Promise<Geofence[]> {
+  const forms = capabilities.statements;
+  const table = quote('geofences');
+  const types: BulkColumnType[] = ['text', ...REPLACE_COLUMNS.map((c) => c.type)];
+  const assignments = [
+    ...REPLACE_COLUMNS.map((c, i) => `${quote(c.name)} = v.column${i + 2}`),
+    `${quote('version')} = ${table}.${quote('version')} + 1`,
+  ].join(', ');
+  const returning = COLUMNS.map((c) => `${table}.${quote(c)}`).join(', ');
+  const out: Geofence[] = [];
+  for (const part of chunks(replacements, forms.maxRows(types.length, 1))) {
+    const b = statement(capabilities).sql(`update ${table} set ${assignments} from `);
+    forms.updateSource(
+      b,
+      types,
+      part.map((g) => [
+        g.id,
+        g.name,
+        g.description,
+        json(g.geometry),
+        json(g.bbox),
+        g.vertexCount,
+        json(g.metadata),
+        g.enabled,
+        g.rules.dwellSeconds,
+        g.rules.exitBufferM,
+        g.rules.maxAccuracyM,
+        g.updatedAt,
+      ]),
+    );
+    // The id picks the rows; the workspace is a residual check (as db/statements.ts guards do).
+    b.sql(` where ${table}.${quote('id')} = v.column1 and ${table}.${quote('workspace_id')} || '' = `)
+      .value(workspaceId)
+      .sql(` returning ${returning}`);
+    const result = await db.executeQuery<GeofenceRow>(b.compile());
+    for (const row of result.rows) out.push(toGeofence(row));
+  }
+  return out;
 }
 
 export async function findGeofence(
@@ -136,6 +271,25 @@ export async function findIdByExternalId(
     .where('external_id', '=', externalId)
     .executeTakeFirst();
   return row?.id;
+}
+
+/** The workspace's geofences carrying any of `externalIds`. */
+export async function findByExternalIds(
+  db: Executor,
+  workspaceId: string,
+  externalIds: readonly string[],
+): Promise<Geofence[]> {
+  const out: Geofence[] = [];
+  for (let i = 0; i < externalIds.length; i += IN_CHUNK) {
+    const rows = await db
+      .selectFrom('geofences')
+      .select(COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .where('external_id', 'in', externalIds.slice(i, i + IN_CHUNK))
+      .execute();
+    for (const row of rows) out.push(toGeofence(row));
+  }
+  return out;
 }
 
 /** LIKE pattern for a literal substring: `!` escapes the wildcards and itself. */
@@ -185,9 +339,6 @@ export async function listGeofences(
   return { geofences: rows.map(toGeofence), total: Number(count.n) };
 }
 
-// Bound parameters per IN list: far below SQLite's and PostgreSQL's limits.
-const IN_CHUNK = 500;
-
 /**
  * A page (newest first) of the enabled geofences among `ids`, and how many of them exist. The
  * index proposes the ids; the database stays the truth for what is enabled and for every field.
@@ -222,6 +373,95 @@ export async function pageEnabledByIds(
   const byId = new Map(rows.map((row) => [row.id, toGeofence(row)]));
   const geofences = pageIds.flatMap((id) => byId.get(id) ?? []);
   return { geofences, total: keys.length };
+}
+
+/**
+ * A geofence as the export reads it: the JSON columns as the JSON text the database holds, so the
+ * export splices them into its answer without parsing and re-serialising them (on PostgreSQL the
+ * jsonb's text form: the same values, spaced and with object keys in jsonb's order).
+ */
+export interface ExportedGeofence {
+  id: string;
+  name: string;
+  description: string | null;
+  externalId: string | null;
+  geometryJson: string;
+  metadataJson: string;
+  bboxJson: string;
+  enabled: boolean;
+  rules: FenceRules;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The ids of the workspace's geofences matching the filters, oldest first (creation order, so that
+ * a re-import recreates them in the same order). One narrow read and one sort: the rows themselves
+ * are read a page at a time by `exportRowsByIds`. (Keyset pages over `(created_at, id)` would re-sort
+ * every geofence of a batch, which share one `created_at`, for each page.)
+ */
+export async function idsInCreationOrder(
+  db: Executor,
+  workspaceId: string,
+  filters: GeofenceFilters,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('geofences')
+    .select('id')
+    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The export form of the workspace's geofences `ids`, in the order of `ids` (absent ones left out). */
+export async function exportRowsByIds(
+  db: Executor,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<ExportedGeofence[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('geofences')
+    .select((eb) => [
+      'id',
+      'name',
+      'description',
+      'external_id',
+      'enabled',
+      'dwell_seconds',
+      'exit_buffer_m',
+      'max_accuracy_m',
+      'created_at',
+      'updated_at',
+      sql<string>`cast(${eb.ref('geometry')} as text)`.as('geometry_json'),
+      sql<string>`cast(${eb.ref('metadata')} as text)`.as('metadata_json'),
+      sql<string>`cast(${eb.ref('bbox')} as text)`.as('bbox_json'),
+    ])
+    .where('id', 'in', ids)
+    // The ids pick the rows; the workspace is a residual check (db/statements.ts).
+    .where(residualEquals('workspace_id', workspaceId))
+    .execute();
+  const byId = new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        externalId: row.external_id,
+        geometryJson: row.geometry_json,
+        metadataJson: row.metadata_json,
+        bboxJson: row.bbox_json,
+        enabled: toBool(row.enabled),
+        rules: rulesOf(row),
+        createdAt: toDate(row.created_at),
+        updatedAt: toDate(row.updated_at),
+      },
+    ]),
+  );
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export interface GeofenceChanges {

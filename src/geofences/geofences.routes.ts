@@ -1,12 +1,26 @@
 /**
- * /geofences (contract §3): CRUD, filtered list, the point query `/geofences/contains`, and the
- * devices inside a geofence now (§4.5).
+ * /geofences (contract §3): CRUD, filtered list, the point query `/geofences/contains`, the
+ * devices inside a geofence now (§4.5), and bulk import (`/geofences/batch`) and export
+ * (`/geofences/export`, GeoJSON).
  */
+import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../auth/route-auth.ts';
+import { domainErrorBody } from '../http/error-handler.ts';
 import { errorResponses, ListOf, PaginationQuery, page } from '../http/schemas.ts';
+import { FieldValidationError } from '../shared/errors.ts';
+import {
+  BatchRequest,
+  BatchResult,
+  EXPORT_DESCRIPTION,
+  ExportQuery,
+  FeatureCollectionOut,
+  featureCollectionText,
+} from './geofence-batch.schemas.ts';
+import { writeBatch } from './geofence-batch.service.ts';
+import { envelopeIssues, parseBatch } from './geofence-batch-input.ts';
 import {
   ContainsQuery,
   CreateGeofenceBody,
@@ -23,6 +37,18 @@ import * as geofences from './geofences.service.ts';
 const tags = ['geofences'];
 const read = { auth: { scope: 'geofences:read' as const } };
 const write = { auth: { scope: 'geofences:write' as const } };
+
+/** As batch ingestion (contract §1): 1,000 geofences of a few hundred vertices fit. */
+export const GEOFENCE_BATCH_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The batch route checks only the body as a whole (a 422 for the request); each item is checked
+ * by the handler on its own, so one bad item does not fail the others.
+ */
+function validateBatchEnvelope(body: unknown): true | { error: FieldValidationError } {
+  const issues = envelopeIssues(body);
+  return issues.length === 0 ? true : { error: new FieldValidationError(issues) };
+}
 
 export async function geofenceRoutes(
   fastify: FastifyInstance,
@@ -59,6 +85,72 @@ export async function geofenceRoutes(
         },
       });
       return reply.status(201).send(geofenceOut(geofence));
+    },
+  );
+
+  app.post(
+    '/geofences/batch',
+    {
+      // Contract §1: an item breaking the text rules is rejected alone (checked item by item).
+      config: { ...write, bodyTextRulesPerItem: true },
+      bodyLimit: GEOFENCE_BATCH_BODY_LIMIT_BYTES,
+      validatorCompiler: () => validateBatchEnvelope,
+      schema: {
+        tags,
+        summary: 'Create or update (by external_id) up to 1000 geofences; also takes GeoJSON',
+        description:
+          'Each item is handled as POST /geofences would handle it and lands in `created`, `updated` or ' +
+          '`rejected`; see the request body for the rules.',
+        body: BatchRequest,
+        response: { 200: BatchResult, ...errorResponses(401, 403, 413) },
+      },
+    },
+    async (request) => {
+      const workspaceId = principalOf(request).workspaceId;
+      const parsed = parseBatch(request.body as Record<string, unknown>);
+      const outcome = await writeBatch(ctx, workspaceId, parsed.items, parsed.rejected);
+      return {
+        created: outcome.created.map(geofenceOut),
+        updated: outcome.updated.map(geofenceOut),
+        rejected: outcome.rejected.map(({ index, error }) => ({ index, ...domainErrorBody(error) })),
+      };
+    },
+  );
+
+  // A static segment, like /geofences/contains.
+  app.get(
+    '/geofences/export',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'All geofences as one GeoJSON FeatureCollection',
+        description: EXPORT_DESCRIPTION,
+        querystring: ExportQuery,
+        response: {
+          200: {
+            description: 'The FeatureCollection',
+            content: { 'application/geo+json': { schema: FeatureCollectionOut } },
+          },
+          ...errorResponses(401, 403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { enabled, q } = request.query;
+      const pages = geofences.exportGeofences(ctx, principalOf(request).workspaceId, {
+        enabled,
+        nameContains: q,
+      });
+      // The first page is read before the answer starts, so a failure there is an ordinary error answer.
+      const first = await pages.next();
+      async function* all() {
+        if (!first.done) yield first.value;
+        yield* pages;
+      }
+      // Streamed text: the schema documents it, nothing serialises it (hence the cast).
+      const body = Readable.from(featureCollectionText(all()));
+      return reply.type('application/geo+json').send(body as never);
     },
   );
 

@@ -6,7 +6,7 @@
  */
 
 import type { CountLimiter } from '../billing/count-limits.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, DialectCapabilities } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -16,11 +16,14 @@ import type { GeofenceIndexRegistry, IndexChange } from './geofence-index-regist
 import {
   bumpIndexVersion,
   deleteGeofence as deleteRow,
+  type ExportedGeofence,
+  exportRowsByIds,
   findGeofence,
   findIdByExternalId,
   type Geofence,
   type GeofenceChanges,
   type GeofenceFilters,
+  idsInCreationOrder,
   insertGeofence,
   listGeofences as listRows,
   pageEnabledByIds,
@@ -32,6 +35,8 @@ import { type FenceRules, NO_RULES } from './workspace-fences.ts';
 
 export interface GeofencesContext {
   db: Db;
+  /** For the many-row statements of a batch. */
+  capabilities: DialectCapabilities;
   clock: Clock;
   registry: GeofenceIndexRegistry;
   /** The plan's geofence count limit (contract §7); absent where billing is not wired. */
@@ -140,6 +145,26 @@ export function listGeofences(
   limit: number,
 ): Promise<{ geofences: Geofence[]; total: number }> {
   return listRows(ctx.db, workspaceId, filters, offset, limit);
+}
+
+/** Rows per read of the export: memory stays bounded however many geofences a workspace has. */
+const EXPORT_PAGE = 500;
+
+/**
+ * Every geofence of the workspace matching the filters, oldest first, a page at a time (GET
+ * /geofences/export): the set is the one found at the start; a geofence deleted meanwhile is left
+ * out, one changed meanwhile is exported as it is when its page is read.
+ */
+export async function* exportGeofences(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  filters: Omit<GeofenceFilters, 'externalId'>,
+): AsyncGenerator<ExportedGeofence[]> {
+  const ids = await idsInCreationOrder(ctx.db, workspaceId, filters);
+  for (let i = 0; i < ids.length; i += EXPORT_PAGE) {
+    const page = await exportRowsByIds(ctx.db, workspaceId, ids.slice(i, i + EXPORT_PAGE));
+    if (page.length > 0) yield page;
+  }
 }
 
 export async function updateGeofence(

@@ -7,12 +7,16 @@
 import { type GeometryValid, validateGeometry } from '../geo/index.ts';
 import { FieldValidationError, InvalidGeometryError } from '../shared/errors.ts';
 
-export function parseGeometryInput(input: unknown): GeometryValid {
+/** `at`: where the geometry sits in the request (a batch item's geometry is deeper in the body). */
+export function parseGeometryInput(
+  input: unknown,
+  at: ReadonlyArray<string | number> = ['body', 'geometry'],
+): GeometryValid {
   const result = validateGeometry(input);
   if (result.ok) return result;
   if (result.kind === 'schema') {
     throw new FieldValidationError(
-      result.errors.map((e) => ({ type: e.type, loc: ['body', 'geometry', ...e.loc], msg: e.msg })),
+      result.errors.map((e) => ({ type: e.type, loc: [...at, ...e.loc], msg: e.msg })),
     );
   }
   throw new InvalidGeometryError(result.message, result.reason, result.location);

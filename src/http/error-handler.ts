@@ -12,7 +12,7 @@ import {
   QuotaThrottledError,
   RateLimitExceededError,
 } from '../shared/errors.ts';
-import { toValidationIssues } from './validation-errors.ts';
+import { toValidationIssues, type ValidationIssue } from './validation-errors.ts';
 
 interface ErrorMapping {
   status: number;
@@ -42,7 +42,7 @@ const MAPPINGS: Record<ErrorCode, ErrorMapping> = {
 };
 
 export interface ErrorBody {
-  detail: unknown;
+  detail: string | ValidationIssue[];
   error_code?: string;
   details?: Record<string, unknown>;
 }
@@ -51,14 +51,22 @@ export function statusForCode(code: ErrorCode): number {
   return MAPPINGS[code].status;
 }
 
-function sendDomainError(error: DomainError, reply: FastifyReply): FastifyReply {
-  if (error instanceof FieldValidationError) {
-    return reply.status(422).send({ detail: error.issues, error_code: 'VALIDATION_ERROR' });
-  }
-  const mapping = MAPPINGS[error.code];
+/**
+ * The contract's body of a domain error: what its answer carries, and what a batch carries for an
+ * item refused with it (POST /geofences/batch).
+ */
+export function domainErrorBody(error: DomainError): ErrorBody {
+  if (error instanceof FieldValidationError) return { detail: error.issues, error_code: 'VALIDATION_ERROR' };
   const body: ErrorBody = { detail: error.message };
-  if (mapping.showCode) body.error_code = error.code;
+  if (MAPPINGS[error.code].showCode) body.error_code = error.code;
   if (error.details) body.details = error.details;
+  return body;
+}
+
+function sendDomainError(error: DomainError, reply: FastifyReply): FastifyReply {
+  if (error instanceof FieldValidationError) return reply.status(422).send(domainErrorBody(error));
+  const mapping = MAPPINGS[error.code];
+  const body = domainErrorBody(error);
   if (mapping.status === 401) reply.header('WWW-Authenticate', 'Bearer');
   if (error instanceof RateLimitExceededError || error instanceof QuotaThrottledError) {
     reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));

@@ -27,7 +27,7 @@ Resources are named schemas under \`components/schemas\` (Geofence, Device, Even
 so a generated client has a type for each. Every operation lists the errors it can answer: those of
 its own logic and the common ones of its kind: 400 for a malformed JSON body, 401/403 from its
 credentials and scope, 404 for a resource in its path, 413 over the body limit (1 MiB, 5 MiB for
-\`POST /locations/batch\`), 415 for a body that is not JSON, 422 for schema failures, 429 over an API
+\`POST /locations/batch\` and \`POST /geofences/batch\`), 415 for a body that is not JSON, 422 for schema failures, 429 over an API
 key's hourly budget, 500. Every operation shows an example request and answer.`;
 
 export interface OpenApiOptions {

@@ -111,6 +111,12 @@ describe('scope matrix derived from the OpenAPI document', () => {
       operations.some((op) => op.label === 'POST /api/v1/account/api-keys'),
       'API-key management is among the scoped operations',
     );
+    for (const label of ['POST /api/v1/geofences/batch', 'GET /api/v1/geofences/export']) {
+      assert.ok(
+        operations.some((op) => op.label === label),
+        `${label} is among the scoped operations`,
+      );
+    }
     for (const op of operations) {
       await ctx.test(op.label, async () => {
         // /workspaces/{id} routes admit every member at the route and check more in the service

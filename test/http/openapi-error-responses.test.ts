@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { BODY_LIMIT_BYTES } from '../../src/app.ts';
+import { GEOFENCE_BATCH_BODY_LIMIT_BYTES } from '../../src/geofences/geofences.routes.ts';
 import { BATCH_BODY_LIMIT_BYTES } from '../../src/locations/locations.routes.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createApiKey, signUp, startIdentityApp } from '../helpers/identity.ts';
@@ -99,7 +100,12 @@ describe('OpenAPI: every answer of every operation is documented', () => {
 
   test('a body over the limit: 413 for every operation taking a body, documented with its limit', async () => {
     for (const op of operations.filter(takesBody)) {
-      const limit = op.path === '/api/v1/locations/batch' ? BATCH_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
+      const limit =
+        op.path === '/api/v1/locations/batch'
+          ? BATCH_BODY_LIMIT_BYTES
+          : op.path === '/api/v1/geofences/batch'
+            ? GEOFENCE_BATCH_BODY_LIMIT_BYTES
+            : BODY_LIMIT_BYTES;
       const res = await t.app.inject({
         method: op.method as 'POST',
         url: urlOf(op),

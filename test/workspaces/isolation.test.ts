@@ -43,6 +43,11 @@ interface GeofenceOut {
   enabled: boolean;
   geometry: unknown;
 }
+interface BatchOut {
+  created: Array<GeofenceOut & { workspace_id: string }>;
+  updated: Array<GeofenceOut & { workspace_id: string }>;
+  rejected: unknown[];
+}
 
 const DELETE_LAST = (a: ApiOperation, b: ApiOperation) =>
   Number(a.method === 'DELETE') - Number(b.method === 'DELETE') || a.label.localeCompare(b.label);
@@ -92,7 +97,11 @@ describe('tenant isolation: every route with an id answers 404 for another works
     bGeofence = expectStatus<GeofenceOut>(
       await call(t, '/geofences', {
         token: b.tokens.access_token,
-        body: { name: 'B fence', geometry: { type: 'Circle', coordinates: [13.4, 52.5], radius: 500 } },
+        body: {
+          name: 'B fence',
+          external_id: 'shared-ref',
+          geometry: { type: 'Circle', coordinates: [13.4, 52.5], radius: 500 },
+        },
       }),
       201,
       'B creates a geofence',
@@ -281,6 +290,67 @@ describe('tenant isolation: every route with an id answers 404 for another works
         }
       });
     }
+  });
+
+  test('batch and export (no id in their path) act on the caller’s workspace only', async () => {
+    // A's batch names B's external_id: it creates (then updates) A's own geofence, never B's.
+    const item = (name: string) => ({
+      name,
+      external_id: 'shared-ref',
+      geometry: { type: 'Circle', coordinates: [2.35, 48.85], radius: 300 },
+    });
+    const first = expectStatus<BatchOut>(
+      await call(t, '/geofences/batch', {
+        token: a.tokens.access_token,
+        body: { geofences: [item('A one')] },
+      }),
+      200,
+      'A’s batch (JWT)',
+    );
+    assert.equal(first.created.length, 1, 'created in A');
+    assert.equal(first.created[0]?.workspace_id, a.workspace.id);
+    const second = expectStatus<BatchOut>(
+      await call(t, '/geofences/batch', {
+        apiKey: aKey.key,
+        body: {
+          type: 'FeatureCollection',
+          features: [
+            {
+              type: 'Feature',
+              geometry: item('x').geometry,
+              properties: { name: 'A two', external_id: 'shared-ref' },
+            },
+          ],
+        },
+      }),
+      200,
+      'A’s batch (API key, GeoJSON)',
+    );
+    assert.deepEqual(
+      second.updated.map((g) => [g.id, g.workspace_id, g.name]),
+      [[first.created[0]?.id, a.workspace.id, 'A two']],
+      'A’s own geofence updated',
+    );
+    for (const credentials of [{ token: a.tokens.access_token }, { apiKey: aKey.key }]) {
+      const exported = expectStatus<{ features: Array<{ id: string }> }>(
+        await call(t, '/geofences/export', credentials),
+        200,
+        'A’s export',
+      );
+      const ids = exported.features.map((f) => f.id);
+      assert.ok(!ids.includes(bGeofence.id), 'B’s geofence is not in A’s export');
+      assert.ok(ids.includes(first.created[0]?.id ?? ''), 'A’s is');
+    }
+    const bExport = expectStatus<{ features: Array<{ id: string; properties: { name: string } }> }>(
+      await call(t, '/geofences/export', { token: b.tokens.access_token }),
+      200,
+      'B’s export',
+    );
+    assert.deepEqual(
+      bExport.features.map((f) => [f.id, f.properties.name]),
+      [[bGeofence.id, 'B fence']],
+      'B’s export: its one geofence, as it was',
+    );
   });
 
   test('nothing of B changed after A’s attempts', async () => {

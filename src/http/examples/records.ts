@@ -14,6 +14,7 @@ export const ids = {
   notification: '0197a0c2-3b13-7c74-9051-8c9d0e1f2031',
   invitation: '0197a0c2-3b14-7d85-8162-9d0e1f203141',
   geofence: '0197a0c2-3b15-7e96-9273-0e1f20314151',
+  otherGeofence: '019cdad0-1a00-7e96-9273-0e1f20314152',
   device: '0197a0c2-3b16-7fa7-8384-1f2031415161',
   otherDevice: '0197a0c2-3b16-7fa7-8384-1f2031415162',
   location: '0197a0c2-3b17-70b8-9495-203141516171',
