@@ -2528,6 +2528,302 @@ export interface paths {
       };
     };
   };
+  "/api/v1/geofences/batch": {
+    /**
+     * Create or update (by external_id) up to 1000 geofences; also takes GeoJSON
+     * @description Each item is handled as POST /geofences would handle it and lands in `created`, `updated` or `rejected`; see the request body for the rules.
+     */
+    post: {
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *   "geofences": [
+           *     {
+           *       "name": "Berlin depot (north gate)",
+           *       "description": "Loading yard and gate",
+           *       "external_id": "depot-berlin",
+           *       "geometry": {
+           *         "type": "Polygon",
+           *         "coordinates": [
+           *           [
+           *             [
+           *               13.3777,
+           *               52.5163
+           *             ],
+           *             [
+           *               13.3777,
+           *               52.5155
+           *             ],
+           *             [
+           *               13.3795,
+           *               52.5155
+           *             ],
+           *             [
+           *               13.3795,
+           *               52.5163
+           *             ],
+           *             [
+           *               13.3777,
+           *               52.5163
+           *             ]
+           *           ]
+           *         ]
+           *       },
+           *       "metadata": {
+           *         "region": "north"
+           *       },
+           *       "enabled": true,
+           *       "dwell_seconds": null,
+           *       "exit_buffer_m": null,
+           *       "max_accuracy_m": null
+           *     },
+           *     {
+           *       "name": "Mitte drop-off",
+           *       "external_id": "drop-mitte",
+           *       "geometry": {
+           *         "type": "Circle",
+           *         "coordinates": [
+           *           13.405,
+           *           52.52
+           *         ],
+           *         "radius": 250
+           *       },
+           *       "dwell_seconds": 300
+           *     },
+           *     {
+           *       "name": "Bow tie",
+           *       "geometry": {
+           *         "type": "Polygon",
+           *         "coordinates": [
+           *           [
+           *             [
+           *               13.4,
+           *               52.5
+           *             ],
+           *             [
+           *               13.42,
+           *               52.52
+           *             ],
+           *             [
+           *               13.42,
+           *               52.5
+           *             ],
+           *             [
+           *               13.4,
+           *               52.52
+           *             ],
+           *             [
+           *               13.4,
+           *               52.5
+           *             ]
+           *           ]
+           *         ]
+           *       }
+           *     }
+           *   ]
+           * }
+           */
+          "application/json": components["schemas"]["GeofenceBatchRequest"];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["GeofenceBatchResult"];
+          };
+        };
+        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+        400: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request body too large; request body larger than 5 MiB */
+        413: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Content-Type other than application/json */
+        415: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/geofences/export": {
+    /**
+     * All geofences as one GeoJSON FeatureCollection
+     * @description The workspace's geofences (filters `enabled` and `q` as in the list) as one GeoJSON
+     * FeatureCollection, oldest first, whole (no pagination; streamed). Each Feature has `id` = the geofence id,
+     * `geometry` as stored, `properties` with every other field of the record (`name`, `description`,
+     * `external_id`, `metadata`, `enabled`, `dwell_seconds`, `exit_buffer_m`, `max_accuracy_m`, `created_at`,
+     * `updated_at`) and `bbox`. Circles are our `Circle` geometry `{"type": "Circle", "coordinates": [lng, lat],
+     * "radius": <metres>}`: RFC 7946 has no circle, and a Point with a radius property would round-trip only through
+     * tools that keep that property. Sending this document to POST /geofences/batch recreates the same geofences
+     * (new ids and timestamps; a Feature whose `external_id` exists updates that geofence instead).
+     * Content-Type `application/geo+json`.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Only enabled (true) or disabled (false) geofences */
+          enabled?: boolean;
+          /** @description Case-insensitive substring of the name */
+          q?: string;
+        };
+      };
+      responses: {
+        /** @description The FeatureCollection */
+        200: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/geo+json": components["schemas"]["GeofenceFeatureCollection"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/api/v1/geofences/contains": {
     /**
      * Enabled geofences containing a point
@@ -7765,6 +8061,309 @@ export interface components {
       coordinates: number[];
       /** @description Metres, 1..100000 */
       radius: number;
+    };
+    /**
+     * @description Creates, or by `external_id` updates, up to 1,000 geofences; body up to 5 MiB.
+     * Two forms:
+     * - `{"geofences": [<body of POST /geofences>, …]}`;
+     * - a GeoJSON `FeatureCollection` (RFC 7946) whose Features carry the geometry in `geometry` and the other
+     *   fields of a create body (`name`, `description`, `external_id`, `metadata`, `enabled`, `dwell_seconds`,
+     *   `exit_buffer_m`, `max_accuracy_m`) in `properties`. The geometry is a `Polygon`, our `Circle` object, or —
+     *   GeoJSON having no circle — a `Point` whose `properties.radius` (metres) makes it that circle. A Feature's
+     *   `id` and `bbox`, the `created_at`/`updated_at` of its properties and other foreign members are ignored;
+     *   unknown `properties` are refused (`extra_forbidden`) as unknown fields of POST /geofences are. The document
+     *   GET /geofences/export answers is a valid body.
+     *
+     * **Each item on its own.** Items are checked and written in order with exactly the rules of POST /geofences.
+     * An item that fails is listed in `rejected` with its `index` and the error body a single create would have
+     * answered: `detail` (a message, or for a schema failure the `{type, loc, msg}` array), `error_code`
+     * (`VALIDATION_ERROR`, `INVALID_GEOMETRY`, `DUPLICATE_RESOURCE`, `QUOTA_EXCEEDED`) and `details` (for
+     * INVALID_GEOMETRY `{reason, location?}`, for QUOTA_EXCEEDED `{resource, limit, count}`); the other items are
+     * stored. A `loc` points into the body as sent: `["body", "geofences", <index>, <field>, …]`, or for a Feature
+     * `["body", "features", <index>, "properties", <field>]` and `["body", "features", <index>, "geometry", …]`.
+     * Text breaking contract §1 (NUL, a lone surrogate, metadata nested more than 16 levels) rejects only its item.
+     * A body that is neither form, or holds more than 1,000 items, is a 422 for the whole request and stores nothing.
+     *
+     * **Upsert.** An item whose `external_id` already names a geofence of the workspace replaces that geofence's
+     * fields (an absent optional field takes its create default: `description` null, `metadata` {}, `enabled`
+     * true, the rules null) and keeps its `id` and `created_at`; it is listed in `updated`, not `created`. An
+     * item equal to the stored geofence writes nothing (its `updated_at` stays), so a nightly sync can re-send its
+     * whole set. A later item repeating an `external_id` of an earlier item of the batch is rejected
+     * (`DUPLICATE_RESOURCE`).
+     *
+     * **Limits.** The plan's geofence count applies item by item: a create beyond it is rejected with the
+     * `QUOTA_EXCEEDED` error of a single create; updates add nothing to the count. The accepted items are written
+     * in one transaction and the geofence index changes once for the whole batch.
+     * @example {
+     *   "geofences": [
+     *     {
+     *       "name": "Berlin depot",
+     *       "external_id": "depot-berlin",
+     *       "geometry": {
+     *         "type": "Polygon",
+     *         "coordinates": [
+     *           [
+     *             [
+     *               13.3777,
+     *               52.5163
+     *             ],
+     *             [
+     *               13.3777,
+     *               52.5155
+     *             ],
+     *             [
+     *               13.3795,
+     *               52.5155
+     *             ],
+     *             [
+     *               13.3795,
+     *               52.5163
+     *             ],
+     *             [
+     *               13.3777,
+     *               52.5163
+     *             ]
+     *           ]
+     *         ]
+     *       }
+     *     },
+     *     {
+     *       "name": "Mitte drop-off",
+     *       "external_id": "drop-mitte",
+     *       "geometry": {
+     *         "type": "Circle",
+     *         "coordinates": [
+     *           13.405,
+     *           52.52
+     *         ],
+     *         "radius": 250
+     *       },
+     *       "dwell_seconds": 300
+     *     }
+     *   ]
+     * }
+     */
+    GeofenceBatchRequest: components["schemas"]["GeofenceBatchList"] | components["schemas"]["GeofenceFeatureCollectionInput"];
+    /** List form */
+    GeofenceBatchList: {
+      /** @description Create bodies, as POST /geofences takes them */
+      geofences: ({
+          name: string;
+          description?: string | null;
+          /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
+          external_id?: string | null;
+          geometry: components["schemas"]["GeofenceGeometryInput"];
+          /** @description Free-form; copied into webhook payloads as `geofence_metadata` (JSON object; keys kept exactly; nests at most 16 levels) */
+          metadata?: {
+            [key: string]: unknown;
+          };
+          /** @default true */
+          enabled?: boolean;
+          /** @description Seconds, 60..86,400. A device that stays inside this long after an `enter` gets one `dwell` event for that visit, at enter time + dwell_seconds, whether or not it reports again (a durable timer; an `exit` before then cancels it). null = no dwell events. */
+          dwell_seconds?: number | null;
+          /** @description Metres, 1..1,000. Once inside, a device stays inside until it is more than this many metres outside the geometry (from the nearest boundary point, or from the circle): no enter/exit flapping on an edge. null = exit as soon as the point is outside. */
+          exit_buffer_m?: number | null;
+          /** @description Metres, 1..10,000. A location whose `accuracy` is larger (worse) than this changes nothing for this geofence (no enter, no exit); a location without `accuracy` counts. null = every location counts. */
+          max_accuracy_m?: number | null;
+        })[];
+    };
+    /**
+     * GeoJSON form
+     * @description A GeoJSON FeatureCollection; foreign members (e.g. `bbox`, `name`) are ignored
+     * @example {
+     *   "type": "FeatureCollection",
+     *   "features": [
+     *     {
+     *       "type": "Feature",
+     *       "geometry": {
+     *         "type": "Polygon",
+     *         "coordinates": [
+     *           [
+     *             [
+     *               13.3777,
+     *               52.5163
+     *             ],
+     *             [
+     *               13.3777,
+     *               52.5155
+     *             ],
+     *             [
+     *               13.3795,
+     *               52.5155
+     *             ],
+     *             [
+     *               13.3795,
+     *               52.5163
+     *             ],
+     *             [
+     *               13.3777,
+     *               52.5163
+     *             ]
+     *           ]
+     *         ]
+     *       },
+     *       "properties": {
+     *         "name": "Berlin depot",
+     *         "external_id": "depot-berlin",
+     *         "metadata": {
+     *           "region": "north"
+     *         }
+     *       }
+     *     },
+     *     {
+     *       "type": "Feature",
+     *       "geometry": {
+     *         "type": "Point",
+     *         "coordinates": [
+     *           13.405,
+     *           52.52
+     *         ]
+     *       },
+     *       "properties": {
+     *         "name": "Mitte drop-off",
+     *         "external_id": "drop-mitte",
+     *         "radius": 250
+     *       }
+     *     }
+     *   ]
+     * }
+     */
+    GeofenceFeatureCollectionInput: {
+      /** @enum {string} */
+      type: "FeatureCollection";
+      features: ({
+          /** @enum {string} */
+          type: "Feature";
+          /**
+           * @description A `Polygon` or our `Circle` exactly as POST /geofences takes them, or a GeoJSON `Point` read as the circle of radius `properties.radius` around it.
+           * @example {
+           *   "type": "Polygon",
+           *   "coordinates": [
+           *     [
+           *       [
+           *         13.3777,
+           *         52.5163
+           *       ],
+           *       [
+           *         13.3777,
+           *         52.5155
+           *       ],
+           *       [
+           *         13.3795,
+           *         52.5155
+           *       ],
+           *       [
+           *         13.3795,
+           *         52.5163
+           *       ],
+           *       [
+           *         13.3777,
+           *         52.5163
+           *       ]
+           *     ]
+           *   ]
+           * }
+           */
+          geometry: {
+            /** @description `Polygon`, `Circle`, or `Point` with `properties.radius` */
+            type: string;
+            [key: string]: unknown;
+          };
+          /** @description The fields of a POST /geofences body other than `geometry` */
+          properties: {
+            name: string;
+            description?: string | null;
+            /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
+            external_id?: string | null;
+            /** @description Free-form; copied into webhook payloads as `geofence_metadata` (JSON object; keys kept exactly; nests at most 16 levels) */
+            metadata?: {
+              [key: string]: unknown;
+            };
+            /** @default true */
+            enabled?: boolean;
+            /** @description Seconds, 60..86,400. A device that stays inside this long after an `enter` gets one `dwell` event for that visit, at enter time + dwell_seconds, whether or not it reports again (a durable timer; an `exit` before then cancels it). null = no dwell events. */
+            dwell_seconds?: number | null;
+            /** @description Metres, 1..1,000. Once inside, a device stays inside until it is more than this many metres outside the geometry (from the nearest boundary point, or from the circle): no enter/exit flapping on an edge. null = exit as soon as the point is outside. */
+            exit_buffer_m?: number | null;
+            /** @description Metres, 1..10,000. A location whose `accuracy` is larger (worse) than this changes nothing for this geofence (no enter, no exit); a location without `accuracy` counts. null = every location counts. */
+            max_accuracy_m?: number | null;
+            /** @description Only with a `Point` geometry: the radius in metres (1..100000) of the circle the Point stands for */
+            radius?: number;
+            /** @description As exported; ignored */
+            created_at?: unknown;
+            /** @description As exported; ignored */
+            updated_at?: unknown;
+          };
+          /** @description Ignored (geofences are matched by `external_id`) */
+          id?: unknown;
+          /** @description Ignored */
+          bbox?: unknown;
+          [key: string]: unknown;
+        })[];
+      [key: string]: unknown;
+    };
+    /** @description Every item is in exactly one of the three lists */
+    GeofenceBatchResult: {
+      /** @description New geofences, in item order */
+      created: components["schemas"]["Geofence"][];
+      /** @description Existing geofences matched by `external_id`, as they are now, in item order (unchanged ones too) */
+      updated: components["schemas"]["Geofence"][];
+      /** @description Items not stored, in item order */
+      rejected: components["schemas"]["GeofenceBatchRejection"][];
+    };
+    /** @description An item that was not stored, and why */
+    GeofenceBatchRejection: {
+      /** @description Position of the item in `geofences` / `features`, from 0 */
+      index: number;
+      /** @description What a single POST /geofences would have answered: a message, or the 422 issue list */
+      detail: string | components["schemas"]["ValidationIssue"][];
+      /** @description `VALIDATION_ERROR`, `INVALID_GEOMETRY`, `DUPLICATE_RESOURCE` or `QUOTA_EXCEEDED` */
+      error_code?: string;
+      /** @description INVALID_GEOMETRY: `{reason, location?}`; QUOTA_EXCEEDED: `{resource, limit, count}` */
+      details?: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description The workspace's geofences as one GeoJSON FeatureCollection (RFC 7946, with circles as our `Circle` geometry). POST /geofences/batch takes it back as it is. */
+    GeofenceFeatureCollection: {
+      /** @enum {string} */
+      type: "FeatureCollection";
+      /** @description Oldest first (creation order) */
+      features: components["schemas"]["GeofenceFeature"][];
+    };
+    /** @description One geofence. `geometry` is the stored geometry: a Polygon, or a circle as our `Circle` object (not RFC 7946, which has no circle), so that the export re-imports exactly. */
+    GeofenceFeature: {
+      /** @enum {string} */
+      type: "Feature";
+      /** @description UUID (version 7) */
+      id: string;
+      geometry: components["schemas"]["GeofenceGeometry"];
+      /** @description Every field of the geofence record but `id`, `geometry`, `bbox` and `workspace_id` */
+      properties: {
+        name: string;
+        description: string | null;
+        external_id: string | null;
+        /** @description Free-form (JSON object; keys kept exactly; nests at most 16 levels) */
+        metadata: {
+          [key: string]: unknown;
+        };
+        enabled: boolean;
+        dwell_seconds: number | null;
+        exit_buffer_m: number | null;
+        max_accuracy_m: number | null;
+        /**
+         * Format: date-time
+         * @description ISO 8601 UTC timestamp
+         */
+        created_at: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601 UTC timestamp
+         */
+        updated_at: string;
+      };
+      /** @description [west, south, east, north]; west > east for a circle crossing the antimeridian */
+      bbox: number[];
     };
     GeofenceList: {
       results: components["schemas"]["Geofence"][];
