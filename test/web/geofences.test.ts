@@ -95,7 +95,7 @@ describe('dashboard: geofences', () => {
       const geometryField = form.getByLabel('Geometry (GeoJSON)');
       assert.equal(await geometryField.getAttribute('aria-invalid'), 'true');
       assert.match(
-        await page.locator('.field-error').filter({ hasText: body.detail }).innerText(),
+        (await page.locator('.field-error').filter({ hasText: body.detail }).textContent()) ?? '',
         /self_intersection at 13\.40\d+, 52\.5\d+/,
       );
 
@@ -110,7 +110,7 @@ describe('dashboard: geofences', () => {
       // The pinned message points at that place on the map: its tip within a few pixels of it.
       const pin = page.locator('.geometry-problem');
       await pin.waitFor();
-      assert.equal(await pin.locator('.leaflet-popup-content').innerText(), body.detail);
+      assert.equal(await pin.locator('.leaflet-popup-content').textContent(), body.detail);
       const tip = await pin.locator('.leaflet-popup-tip').boundingBox();
       assert.ok(tip, 'the pinned message has a tip');
       for (const where of [await pixelOf(page, body.details.location), await pixelOf(page, CROSSING)]) {
