@@ -53,8 +53,9 @@ const CSP_WATCH = `document.addEventListener('securitypolicyviolation', (e) => {
 });`;
 
 /**
- * Runs `run` in a new page of a new context on `base`, then fails if the page reported a problem.
- * The context may read and write the clipboard (the API key's copy button).
+ * Runs `run` in a new page of a new context on `base`, then fails if the page (or another page the
+ * test opened in `context`) reported a problem. The context may read and write the clipboard (the
+ * API key's copy button).
  */
 export async function inPage(
   browser: Browser,
@@ -76,21 +77,23 @@ export async function inPage(
     problems.push(`CSP violation: ${text}`);
   });
   await context.addInitScript({ content: CSP_WATCH });
-  const page = await context.newPage();
-  page.on('console', (message) => {
+  // The context's events cover every page of it: a test may open a second tab beside the first.
+  context.on('console', (message) => {
     // A failed resource is reported below with its address and status, or allowed by the test.
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
       problems.push(`console error: ${message.text()}`);
     }
   });
-  page.on('pageerror', (error) => problems.push(`uncaught in the page: ${error.stack ?? error.message}`));
-  page.on('requestfailed', (request) => {
+  context.on('page', (page) =>
+    page.on('pageerror', (error) => problems.push(`uncaught in the page: ${error.stack ?? error.message}`)),
+  );
+  context.on('requestfailed', (request) => {
     const reason = request.failure()?.errorText ?? 'failed';
     // Navigating away aborts what the previous page still had in flight.
     if (reason !== 'net::ERR_ABORTED')
       problems.push(`request failed: ${request.method()} ${request.url()} ${reason}`);
   });
-  page.on('response', (response) => {
+  context.on('response', (response) => {
     const status = response.status();
     if (status < 400) return;
     const where = new URL(response.url());
@@ -101,6 +104,7 @@ export async function inPage(
     );
     if (!ok) problems.push(`HTTP ${status}: ${response.request().method()} ${where.pathname}${where.search}`);
   });
+  const page = await context.newPage();
   const watch: PageWatch = {
     allowHttpError: (status, pattern) => allowed.push({ status, pattern }),
     problems: () => [...problems],

@@ -87,6 +87,22 @@ describe('browser tests: the page watch', () => {
     });
   });
 
+  test('a second tab of the test is watched too', async () => {
+    await assert.rejects(
+      inPage(browser, base, async (_page, _watch, context) => {
+        const second = await context.newPage();
+        await second.goto('/login');
+        await second.evaluate(`console.error('broken in the second tab')`);
+        await second.evaluate(`setTimeout(() => { throw new Error('thrown in the second tab'); })`);
+        await second.evaluate(`fetch('/api/v1/nope', { headers: { accept: 'application/json' } })`);
+      }),
+      (error: Error) =>
+        /console error: broken in the second tab/.test(error.message) &&
+        /uncaught in the page: Error: thrown in the second tab/.test(error.message) &&
+        /HTTP 404: GET \/api\/v1\/nope/.test(error.message),
+    );
+  });
+
   test('axe fails on a serious violation and names it', async () => {
     await assert.rejects(
       onLogin(async (page) => {
