@@ -14,6 +14,9 @@
  * A polygon (or a hole) is finished by clicking its first vertex again; a circle by a second click
  * at the radius.
  *
+ * The Devices page keeps its map's view in the address the same way: `pixelOf` and `clickMap` take
+ * that map's locator for clicks there (the location simulator).
+ *
  * The code that runs in the page is passed as strings: the tests run in Node, without DOM types.
  */
 import type { Locator, Page } from 'playwright-core';
@@ -87,11 +90,18 @@ function project([lng, lat]: LngLat, zoom: number): { x: number; y: number } {
   };
 }
 
-/** Where a position is on the page (for `page.mouse`), in CSS pixels. */
-export async function pixelOf(page: Page, position: LngLat): Promise<{ x: number; y: number }> {
+/**
+ * Where a position is on the page (for `page.mouse`), in CSS pixels: on the Geofences page's map, or
+ * on another page's map (`map`, e.g. the Devices page's) that keeps its view in the address the same way.
+ */
+export async function pixelOf(
+  page: Page,
+  position: LngLat,
+  map: Locator = geofenceMap(page),
+): Promise<{ x: number; y: number }> {
   const view = currentView(page);
-  const box = await geofenceMap(page).boundingBox();
-  if (!box) throw new Error('the geofence map is not on the page');
+  const box = await map.boundingBox();
+  if (!box) throw new Error('the map is not on the page');
   const centre = project([view.lng, view.lat], view.zoom);
   const point = project(position, view.zoom);
   const x = box.x + box.width / 2 + (point.x - centre.x);
@@ -122,10 +132,14 @@ async function pointAt(page: Page, x: number, y: number): Promise<void> {
  * The pixel of a position the pointer can reach: on the map's panes, not under its controls. (An
  * active tool shows its "Finish"/"Cancel" actions beside its button; a click there ends the tool.)
  */
-async function reachable(page: Page, position: LngLat): Promise<{ x: number; y: number }> {
+async function reachable(
+  page: Page,
+  position: LngLat,
+  map: Locator = geofenceMap(page),
+): Promise<{ x: number; y: number }> {
   // On a phone the map is above the panel and the page scrolls: bring the map back first.
-  await geofenceMap(page).scrollIntoViewIfNeeded();
-  const { x, y } = await pixelOf(page, position);
+  await map.scrollIntoViewIfNeeded();
+  const { x, y } = await pixelOf(page, position, map);
   const over = await page.evaluate<string | null>(
     `(() => { const el = document.elementFromPoint(${x}, ${y});
       const control = el && el.closest('.leaflet-control-container .leaflet-control, .leaflet-popup');
@@ -135,10 +149,15 @@ async function reachable(page: Page, position: LngLat): Promise<{ x: number; y: 
   return { x, y };
 }
 
-async function clickAt(page: Page, position: LngLat): Promise<void> {
-  const { x, y } = await reachable(page, position);
+async function clickAt(page: Page, position: LngLat, map: Locator = geofenceMap(page)): Promise<void> {
+  const { x, y } = await reachable(page, position, map);
   await pointAt(page, x, y);
   await page.mouse.click(x, y);
+}
+
+/** Clicks a position on another page's map (`map`, whose view is in the address), e.g. the Devices page's. */
+export async function clickMap(page: Page, map: Locator, position: LngLat): Promise<void> {
+  await clickAt(page, position, map);
 }
 
 /** Clicks the vertices of a ring (not closed: the first position is not repeated), then the first again. */
