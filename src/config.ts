@@ -59,6 +59,8 @@ export interface Config {
   webhookConcurrency: number;
   /** Bound on one workflow action attempt (WORKFLOW_ACTION_TIMEOUT, default 30s). */
   workflowActionTimeoutMs: number;
+  /** Between keepalive comments of an open GET /stream (STREAM_KEEPALIVE_INTERVAL, default 15s; ADR 016). */
+  streamKeepaliveMs: number;
 }
 
 export class ConfigError extends Error {
@@ -204,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookPollMs: durationMs('WEBHOOK_POLL_INTERVAL', 1000),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', 256, 1, 10_000),
     workflowActionTimeoutMs: durationMs('WORKFLOW_ACTION_TIMEOUT', 30_000),
+    streamKeepaliveMs: durationMs('STREAM_KEEPALIVE_INTERVAL', 15_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -30,6 +30,8 @@ import { Mailer } from './mail/mailer.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { SecretBox } from './shared/encryption.ts';
 import { resolveSecret } from './shared/secrets.ts';
+import { createStreamHub } from './stream/create-stream-hub.ts';
+import type { StreamHub } from './stream/stream-hub.ts';
 import { createWebhookSignals, type WebhookSignals } from './webhooks/wake-signal.ts';
 
 export interface Deps {
@@ -54,6 +56,8 @@ export interface Deps {
   signals: WebhookSignals;
   /** Plans, subscriptions, API-key rate limits, event quotas and usage metering (contract §7). */
   billing: Billing;
+  /** The live stream's hub: committed positions and events to open streams on every node (ADR 016). */
+  stream: StreamHub;
   /** Closes everything this root opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -142,6 +146,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   });
   const notifier = new Notifier({ db, mailer, clock });
   const billing = createBilling({ config, db, clock, logger, redis, windows, notifier });
+  const stream = await createStreamHub({ config, database, redis, logger });
   return {
     config,
     logger,
@@ -164,7 +169,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     limiters,
     passwordResets,
     billing,
+    stream,
     close: async () => {
+      await stream.close();
       await billing.close();
       await passwordResets.idle();
       windows.close();

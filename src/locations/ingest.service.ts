@@ -16,7 +16,12 @@ import type { CountLimiter } from '../billing/count-limits.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { writesWithCommit } from '../db/writes-with-commit.ts';
-import { lockDevices, saveTrackingStates } from '../devices/device-tracking.repository.ts';
+import {
+  type DeviceLabel,
+  type DeviceTrackingState,
+  lockDevices,
+  saveTrackingStates,
+} from '../devices/device-tracking.repository.ts';
 import { hasEventRecipients } from '../events/event-recipients.repository.ts';
 import {
   type GeofenceEvent,
@@ -45,6 +50,30 @@ export interface IngestContext {
   afterTimer?: () => void;
   /** The plan's device limit, checked before a batch creates devices for unknown external ids. */
   countLimit?: CountLimiter | undefined;
+  /** Called after every commit that stored locations, with what it stored (the live stream, ADR 016). */
+  onCommitted?: (committed: CommittedIngestion) => void;
+}
+
+/** What one committed ingestion stored, as plain data. */
+export interface CommittedIngestion {
+  workspaceId: string;
+  /** Each device's newest in-order location of the commit (devices with none are absent). */
+  positions: CommittedPosition[];
+  /** Its events, in processing order (per device, in timestamp order). */
+  events: GeofenceEvent[];
+}
+
+export interface CommittedPosition {
+  deviceId: string;
+  name: string;
+  externalId: string | null;
+  lng: number;
+  lat: number;
+  accuracy: number | null;
+  /** The location's timestamp, ISO 8601 as stored. */
+  recordedAt: string;
+  /** The enabled geofences containing it, as the device row now says. */
+  insideGeofenceIds: readonly string[];
 }
 
 export interface IngestResult {
@@ -112,11 +141,40 @@ export async function ingestLocations(
       subscribed,
       // A new timer may be due sooner than the worker planned to look (contract §4.5).
       timer: rows.presence.inserts.some((r) => r.dwellDueAt !== null && r.dwelledAt === null),
+      states: rows.states,
+      devices,
     };
-  }).then(({ result, subscribed, timer }) => {
+  }).then(({ result, subscribed, timer, states, devices }) => {
     // Only pending outbox rows need the dispatcher: a commit without any leaves it asleep.
     if (subscribed) ctx.afterCommit?.();
     if (timer) ctx.afterTimer?.();
+    if (ctx.onCommitted && result.stored.size > 0) {
+      const positions = committedPositions(states, devices);
+      ctx.onCommitted({ workspaceId, positions, events: result.events });
+    }
     return result;
   });
+}
+
+function committedPositions(
+  states: readonly DeviceTrackingState[],
+  devices: ReadonlyMap<string, DeviceLabel>,
+): CommittedPosition[] {
+  const out: CommittedPosition[] = [];
+  for (const state of states) {
+    const device = devices.get(state.id);
+    const last = state.lastLocation;
+    if (!device || !last) continue;
+    out.push({
+      deviceId: state.id,
+      name: device.name,
+      externalId: device.externalId,
+      lng: last.point.coordinates[0],
+      lat: last.point.coordinates[1],
+      accuracy: last.accuracy,
+      recordedAt: last.timestamp,
+      insideGeofenceIds: state.insideGeofenceIds,
+    });
+  }
+  return out;
 }

@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.ts';
 import { DwellWorker } from '../locations/dwell-worker.ts';
+import { publishEvents } from '../stream/publish.ts';
 import type { ActionWorker } from '../workflows/action-worker.ts';
 import { createActionRuntime, createActionWorker } from '../workflows/workflow-engine.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
@@ -62,7 +63,10 @@ export async function drainOutbox(deps: Deps): Promise<{ deliveries: number; run
   }
 }
 
-/** The dwell worker: stored dwell events wake this node's dispatcher and count against the quota. */
+/**
+ * The dwell worker: stored dwell events wake this node's dispatcher, count against the quota and go
+ * to the live stream (ADR 016).
+ */
 export function createDwellWorker(deps: Deps): DwellWorker {
   return new DwellWorker({
     db: deps.database.db,
@@ -73,6 +77,7 @@ export function createDwellWorker(deps: Deps): DwellWorker {
       if (batch.dispatch) deps.signals.outbox.notify();
       for (const [workspaceId, events] of batch.events) {
         void deps.billing.eventQuota.record(workspaceId, events.length);
+        publishEvents(deps.stream, workspaceId, events);
       }
     },
   });
