@@ -12,6 +12,9 @@ import { KEEPALIVE_TEXT } from './stream-messages.ts';
 
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
 
+/** Why a stream ended: the client left, the server is shutting down, credentials revoked, too slow. */
+export type CloseReason = 'client' | 'shutdown' | 'revoked' | 'slow';
+
 export interface SseOptions {
   keepaliveMs: number;
   /** Asked at each keepalive; false ends the stream. */
@@ -24,7 +27,7 @@ export class SseConnection {
   readonly body = new PassThrough();
   readonly #res: ServerResponse;
   readonly #options: SseOptions;
-  readonly #closeHandlers: Array<() => void> = [];
+  readonly #closeHandlers: Array<(reason: CloseReason) => void> = [];
   #pending: string[] = [];
   #pendingBytes = 0;
   #started = false;
@@ -36,15 +39,15 @@ export class SseConnection {
   constructor(res: ServerResponse, options: SseOptions) {
     this.#res = res;
     this.#options = options;
-    // The client went away, or the response ended: either way the stream is over.
-    res.once('close', () => this.close());
+    // The client went away (or the response ended, after one of the closes below).
+    res.once('close', () => this.close('client'));
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  onClose(handler: () => void): void {
+  onClose(handler: (reason: CloseReason) => void): void {
     this.#closeHandlers.push(handler);
   }
 
@@ -67,14 +70,14 @@ export class SseConnection {
     this.#keepalive.unref();
   }
 
-  /** Ends the response (the server shutting down, a failed check); idempotent. */
-  close(): void {
+  /** Ends the response; idempotent (the first reason counts). */
+  close(reason: CloseReason): void {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#keepalive);
     this.#pending = [];
     this.body.end();
-    for (const handler of this.#closeHandlers) handler();
+    for (const handler of this.#closeHandlers) handler(reason);
   }
 
   #schedule(): void {
@@ -90,7 +93,7 @@ export class SseConnection {
     if (this.#closed || this.#pending.length === 0) return;
     const waiting = this.#pendingBytes + this.body.writableLength + this.body.readableLength;
     if (waiting + this.#res.writableLength > (this.#options.maxBufferedBytes ?? MAX_BUFFERED_BYTES)) {
-      this.close();
+      this.close('slow');
       return;
     }
     const text = this.#pending.length === 1 ? (this.#pending[0] as string) : this.#pending.join('');
@@ -107,7 +110,7 @@ export class SseConnection {
     check()
       .then(
         (ok) => {
-          if (!ok) this.close();
+          if (!ok) this.close('revoked');
         },
         // A check that could not be made (the database briefly away) keeps the stream.
         () => undefined,

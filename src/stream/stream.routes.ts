@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { JwtTokens } from '../auth/jwt-tokens.ts';
 import { principalOf } from '../auth/route-auth.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { describedComponent } from '../http/components.ts';
+import { ErrorSchema, errorResponses } from '../http/schemas.ts';
 import { DomainError } from '../shared/errors.ts';
 import { SseConnection } from './sse-connection.ts';
 import { StreamQuery, StreamResponse, StreamTokenSchema } from './stream.schemas.ts';
@@ -31,7 +32,7 @@ export async function streamRoutes(fastify: FastifyInstance, ctx: StreamRoutesCo
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const open = new Set<SseConnection>();
   app.addHook('preClose', async () => {
-    for (const connection of open) connection.close();
+    for (const connection of open) connection.close('shutdown');
   });
 
   app.post(
@@ -63,7 +64,11 @@ export async function streamRoutes(fastify: FastifyInstance, ctx: StreamRoutesCo
           'Credentials: `?token=` (a stream token) or the usual `Authorization`/`X-API-Key` header (fetch ' +
           'streaming). Bad or expired credentials are a JSON 401 before any stream byte.',
         querystring: StreamQuery,
-        response: { 200: StreamResponse, ...errorResponses(401, 403) },
+        response: {
+          200: StreamResponse,
+          ...errorResponses(403),
+          401: describedComponent(ErrorSchema, 'Missing, invalid or expired credentials or stream token'),
+        },
       },
     },
     async (request, reply) => {
@@ -89,9 +94,15 @@ export async function streamRoutes(fastify: FastifyInstance, ctx: StreamRoutesCo
         if (carried.has(topicOf(message))) connection.send(sseText(message));
       });
       open.add(connection);
-      connection.onClose(() => {
+      const openedAt = performance.now();
+      connection.onClose((reason) => {
         subscription.unsubscribe();
         open.delete(connection);
+        // Most streams end with the client leaving, which Fastify's request log line never sees.
+        request.log.info(
+          { route: '/api/v1/stream', reason, durationMs: Math.round(performance.now() - openedAt) },
+          'stream ended',
+        );
       });
       // The other nodes know of this stream before it says `ready` (at most a second's wait).
       await subscription.announced;

@@ -39,6 +39,11 @@ export const NAMED_SCHEMAS = [
   'Invitation',
   'User',
   'TokenPair',
+  'StreamToken',
+  'StreamReadyMessage',
+  'StreamLocationMessage',
+  'DevicePosition',
+  'DevicePositions',
 ];
 
 export interface MediaObject {
