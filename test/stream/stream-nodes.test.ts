@@ -176,6 +176,32 @@ for (const variant of variants) {
       }
     });
 
+    test('an event larger than a NOTIFY payload arrives whole on the other node', async () => {
+      const big = await signUp(one, 'big');
+      const bigJwt = { token: big.tokens.access_token };
+      // Two-, three- and four-byte characters: parts are cut between characters, never inside one.
+      const notes = 'Zürich €-Lager 😀 '.repeat(1_500);
+      await createGeofence(one, bigJwt, {
+        name: 'Big',
+        geometry: circle(8.54, 47.37, 300),
+        metadata: { notes },
+      });
+      const device = await createDevice(one, bigJwt, { name: 'heavy' });
+      const onTwo = await connect(baseTwo, bigJwt);
+      await eventually(() => one.deps.stream.wanted(big.workspace.id), 'node 1 hears of the stream');
+      const from = frames.length;
+      const entered = await postLocation(one, bigJwt, device.id, { coordinates: [8.54, 47.37] });
+      const enter = entered.events[0] as EventOut;
+      const message = await onTwo.next((m) => m.id === enter.id, 'the large event on node 2');
+      assert.deepEqual(message.data, expectStatus(await call(one, `/events/${enter.id}`, bigJwt), 200));
+      assert.equal((message.data as EventOut).metadata.geofence_metadata.notes, notes);
+      if (variant.name.startsWith('PostgreSQL')) {
+        const parts = frames.slice(from).filter((f) => f.startsWith('#'));
+        assert.ok(parts.length >= 5, `cut into ${parts.length} NOTIFY payloads`);
+        assert.ok(parts.every((p) => Buffer.byteLength(p) < 8_000));
+      }
+    });
+
     test('a workspace nobody watches costs no traffic between the nodes', async () => {
       const quiet = await signUp(one, 'quiet');
       const quietJwt = { token: quiet.tokens.access_token };
