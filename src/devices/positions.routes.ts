@@ -9,7 +9,8 @@ import { principalOf } from '../auth/route-auth.ts';
 import type { Db } from '../db/database.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { devicePositions } from './positions.repository.ts';
-import { DevicePositionsSchema, MAX_POSITIONS, positionFeature } from './positions.schemas.ts';
+import { DevicePositionsSchema, MAX_POSITIONS } from './positions.schemas.ts';
+import { positionsJson } from './positions-json.ts';
 
 export async function positionRoutes(fastify: FastifyInstance, ctx: { db: Db }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -28,11 +29,12 @@ export async function positionRoutes(fastify: FastifyInstance, ctx: { db: Db }):
         response: { 200: DevicePositionsSchema, ...errorResponses(401, 403) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const rows = await devicePositions(ctx.db, principalOf(request).workspaceId, MAX_POSITIONS + 1);
       const truncated = rows.length > MAX_POSITIONS;
       if (truncated) rows.length = MAX_POSITIONS;
-      return { type: 'FeatureCollection' as const, features: rows.map(positionFeature), truncated };
+      // JSON text already (positions-json.ts): sent as it is, not serialised again.
+      return reply.type('application/json; charset=utf-8').send(positionsJson(rows, truncated) as never);
     },
   );
 }

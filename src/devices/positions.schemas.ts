@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { component } from '../http/components.ts';
 import { Id, Nullable, StringEnum } from '../http/schemas.ts';
 import { PointSchema } from '../locations/point.ts';
-import type { DevicePosition } from './positions.repository.ts';
 
 export const MAX_POSITIONS = 50_000;
 
@@ -40,19 +39,3 @@ export const DevicePositionsSchema = component(
     { description: 'Every located device of the workspace, for a map' },
   ),
 );
-
-export function positionFeature(p: DevicePosition) {
-  return {
-    type: 'Feature' as const,
-    id: p.id,
-    geometry: p.lastLocation.point,
-    properties: {
-      name: p.name,
-      external_id: p.externalId,
-      last_seen_at: p.lastSeenAt,
-      recorded_at: p.lastLocation.timestamp,
-      accuracy: p.lastLocation.accuracy,
-      inside_geofence_ids: p.insideGeofenceIds,
-    },
-  };
-}

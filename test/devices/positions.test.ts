@@ -9,6 +9,7 @@ import { MAX_POSITIONS } from '../../src/devices/positions.schemas.ts';
 import { circle, createGeofence } from '../geofences/helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { call, expectStatus, type SignedUpUser, signUp, startIdentityApp } from '../helpers/identity.ts';
+import { documentedOperations, SchemaValidator, servedDocument } from '../helpers/openapi.ts';
 import { createDevice, getDevice, postLocation } from '../locations/helpers.ts';
 
 interface Feature {
@@ -88,6 +89,13 @@ describe('GET /devices/positions', () => {
       });
     }
     assert.deepEqual(positions.features[0]?.properties.inside_geofence_ids, [fence.id]);
+    // The answer is written as text (positions-json.ts): it must still be what the document says.
+    const operation = (await documentedOperations(await servedDocument(t))).find(
+      (op) => op.label === 'GET /api/v1/devices/positions',
+    );
+    const schema = operation?.operation.responses['200']?.content?.['application/json']?.schema;
+    assert.ok(schema);
+    assert.equal(new SchemaValidator().errors(schema, positions), '');
     assert.deepEqual(positions.features[1]?.geometry.coordinates, [13.45, 52.52]);
   });
 
