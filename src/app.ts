@@ -25,7 +25,6 @@ import { RouteTable } from './http/route-table.ts';
 import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts';
 import type { CommittedIngestion } from './locations/ingest.service.ts';
 import { locationRoutes } from './locations/locations.routes.ts';
-import { publishCommitted } from './stream/publish.ts';
 import { streamRoutes } from './stream/stream.routes.ts';
 import { sessionRoutes } from './tracking/sessions.routes.ts';
 import { deliveryRoutes } from './webhooks/deliveries.routes.ts';
@@ -109,7 +108,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         afterCommit: () => deps.signals.outbox.notify(),
         afterTimer: () => deps.signals.dwell.notify(),
         // Committed positions and events to the live stream (ADR 016).
-        onCommitted: (committed: CommittedIngestion) => publishCommitted(deps.stream, committed),
+        onCommitted: (committed: CommittedIngestion) => deps.streamPublisher.committed(committed),
         countLimit: deps.billing.countLimit,
       };
       await api.register(deviceRoutes, { ...pipeline, countLimit: deps.billing.countLimit });

@@ -31,6 +31,7 @@ import { type Clock, systemClock } from './shared/clock.ts';
 import { SecretBox } from './shared/encryption.ts';
 import { resolveSecret } from './shared/secrets.ts';
 import { createStreamHub } from './stream/create-stream-hub.ts';
+import { StreamPublisher } from './stream/publish.ts';
 import type { StreamHub } from './stream/stream-hub.ts';
 import { createWebhookSignals, type WebhookSignals } from './webhooks/wake-signal.ts';
 
@@ -58,6 +59,8 @@ export interface Deps {
   billing: Billing;
   /** The live stream's hub: committed positions and events to open streams on every node (ADR 016). */
   stream: StreamHub;
+  /** Turns commits (ingestion, dwell worker) into stream messages, for watched workspaces only. */
+  streamPublisher: StreamPublisher;
   /** Closes everything this root opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -147,6 +150,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const notifier = new Notifier({ db, mailer, clock });
   const billing = createBilling({ config, db, clock, logger, redis, windows, notifier });
   const stream = await createStreamHub({ config, database, redis, logger });
+  const streamPublisher = new StreamPublisher({
+    hub: stream,
+    db,
+    capabilities: database.capabilities,
+    logger,
+  });
   return {
     config,
     logger,
@@ -170,7 +179,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     passwordResets,
     billing,
     stream,
+    streamPublisher,
     close: async () => {
+      await streamPublisher.idle();
       await stream.close();
       await billing.close();
       await passwordResets.idle();

@@ -12,13 +12,7 @@ import type { DevicesTable } from './devices.tables.ts';
 
 type LockedDeviceRow = Pick<
   Selectable<DevicesTable>,
-  | 'id'
-  | 'name'
-  | 'external_id'
-  | 'user_id'
-  | 'last_evaluated_at'
-  | 'inside_geofence_ids'
-  | 'active_session_id'
+  'id' | 'user_id' | 'last_evaluated_at' | 'inside_geofence_ids' | 'active_session_id'
 >;
 
 /**
@@ -34,12 +28,6 @@ export interface LockedDevice {
   activeSessionId: string | null;
 }
 
-/** How a device is named, read with its lock: what the live stream shows beside its position. */
-export interface DeviceLabel {
-  name: string;
-  externalId: string | null;
-}
-
 /**
  * Reads the devices' tracking state, locking their rows until the transaction ends (`FOR UPDATE`
  * where the dialect has row locks; SQLite's single writer already serialises transactions). Rows
@@ -51,14 +39,14 @@ export async function lockDevices(
   capabilities: DialectCapabilities,
   workspaceId: string,
   ids: readonly string[],
-): Promise<Map<string, LockedDevice & DeviceLabel>> {
-  const out = new Map<string, LockedDevice & DeviceLabel>();
+): Promise<Map<string, LockedDevice>> {
+  const out = new Map<string, LockedDevice>();
   if (ids.length === 0) return out;
   const sorted = [...ids].sort();
   // Hand-built rather than through the query builder: its nodes for 1,000 ids cost more than the
   // query. The workspace is a residual filter (see `residualEquals`): the ids pick the rows.
   const b = statement(capabilities).sql(
-    'select id, name, external_id, user_id, last_evaluated_at, inside_geofence_ids, active_session_id from devices where ',
+    'select id, user_id, last_evaluated_at, inside_geofence_ids, active_session_id from devices where ',
   );
   capabilities.statements.inList(b, 'id', sorted);
   b.sql(" and workspace_id || '' = ").value(workspaceId);
@@ -67,8 +55,6 @@ export async function lockDevices(
   for (const row of rows) {
     out.set(row.id, {
       id: row.id,
-      name: row.name,
-      externalId: row.external_id,
       userId: row.user_id,
       lastEvaluatedAt: toDateOrNull(row.last_evaluated_at),
       insideGeofenceIds: fromJson<string[]>(row.inside_geofence_ids),

@@ -17,7 +17,6 @@ import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { writesWithCommit } from '../db/writes-with-commit.ts';
 import {
-  type DeviceLabel,
   type DeviceTrackingState,
   lockDevices,
   saveTrackingStates,
@@ -54,26 +53,16 @@ export interface IngestContext {
   onCommitted?: (committed: CommittedIngestion) => void;
 }
 
-/** What one committed ingestion stored, as plain data. */
+/** What one committed ingestion stored, as plain data (the rows it wrote). */
 export interface CommittedIngestion {
   workspaceId: string;
-  /** Each device's newest in-order location of the commit (devices with none are absent). */
-  positions: CommittedPosition[];
+  /**
+   * The new tracking state of each device with an in-order location in the commit: its newest
+   * location and the geofences containing it (devices with out-of-order locations only are absent).
+   */
+  devices: readonly DeviceTrackingState[];
   /** Its events, in processing order (per device, in timestamp order). */
   events: GeofenceEvent[];
-}
-
-export interface CommittedPosition {
-  deviceId: string;
-  name: string;
-  externalId: string | null;
-  lng: number;
-  lat: number;
-  accuracy: number | null;
-  /** The location's timestamp, ISO 8601 as stored. */
-  recordedAt: string;
-  /** The enabled geofences containing it, as the device row now says. */
-  insideGeofenceIds: readonly string[];
 }
 
 export interface IngestResult {
@@ -142,39 +131,12 @@ export async function ingestLocations(
       // A new timer may be due sooner than the worker planned to look (contract §4.5).
       timer: rows.presence.inserts.some((r) => r.dwellDueAt !== null && r.dwelledAt === null),
       states: rows.states,
-      devices,
     };
-  }).then(({ result, subscribed, timer, states, devices }) => {
+  }).then(({ result, subscribed, timer, states }) => {
     // Only pending outbox rows need the dispatcher: a commit without any leaves it asleep.
     if (subscribed) ctx.afterCommit?.();
     if (timer) ctx.afterTimer?.();
-    if (ctx.onCommitted && result.stored.size > 0) {
-      const positions = committedPositions(states, devices);
-      ctx.onCommitted({ workspaceId, positions, events: result.events });
-    }
+    if (result.stored.size > 0) ctx.onCommitted?.({ workspaceId, devices: states, events: result.events });
     return result;
   });
-}
-
-function committedPositions(
-  states: readonly DeviceTrackingState[],
-  devices: ReadonlyMap<string, DeviceLabel>,
-): CommittedPosition[] {
-  const out: CommittedPosition[] = [];
-  for (const state of states) {
-    const device = devices.get(state.id);
-    const last = state.lastLocation;
-    if (!device || !last) continue;
-    out.push({
-      deviceId: state.id,
-      name: device.name,
-      externalId: device.externalId,
-      lng: last.point.coordinates[0],
-      lat: last.point.coordinates[1],
-      accuracy: last.accuracy,
-      recordedAt: last.timestamp,
-      insideGeofenceIds: state.insideGeofenceIds,
-    });
-  }
-  return out;
 }

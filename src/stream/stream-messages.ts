@@ -6,7 +6,6 @@
 
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import { eventOut } from '../events/events.schemas.ts';
-import type { CommittedPosition } from '../locations/ingest.service.ts';
 
 /** `data` of a `location` message: a device's newest position after a commit. */
 export interface StreamLocation {
@@ -32,7 +31,20 @@ export function topicOf(message: StreamMessage): Topic {
   return message.event === 'location' ? 'locations' : 'events';
 }
 
-export function locationMessage(p: CommittedPosition): StreamMessage {
+/** A device's position as a `location` message is made of. */
+export interface PositionOf {
+  deviceId: string;
+  name: string;
+  externalId: string | null;
+  lng: number;
+  lat: number;
+  accuracy: number | null;
+  /** ISO 8601, as stored. */
+  recordedAt: string;
+  insideGeofenceIds: readonly string[];
+}
+
+export function locationMessage(p: PositionOf): StreamMessage {
   return {
     event: 'location',
     data: {

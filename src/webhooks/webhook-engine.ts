@@ -6,7 +6,6 @@
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.ts';
 import { DwellWorker } from '../locations/dwell-worker.ts';
-import { publishEvents } from '../stream/publish.ts';
 import type { ActionWorker } from '../workflows/action-worker.ts';
 import { createActionRuntime, createActionWorker } from '../workflows/workflow-engine.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
@@ -77,7 +76,7 @@ export function createDwellWorker(deps: Deps): DwellWorker {
       if (batch.dispatch) deps.signals.outbox.notify();
       for (const [workspaceId, events] of batch.events) {
         void deps.billing.eventQuota.record(workspaceId, events.length);
-        publishEvents(deps.stream, workspaceId, events);
+        deps.streamPublisher.events(workspaceId, events);
       }
     },
   });

@@ -8,6 +8,7 @@
  * so once a later sentinel has arrived, an earlier message that was not there never will be.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { createDwellWorker } from '../../src/webhooks/webhook-engine.ts';
@@ -30,6 +31,8 @@ import { createRuledGeofence } from '../locations/rules-helpers.ts';
 import { listen, type Refusal, type SseMessage, SseStream, type StreamCredentials } from './sse-client.ts';
 
 const DEPOT = { lng: 13.4, lat: 52.5 };
+/** The JSON of an event, for messages published straight into the hub. */
+const eventLike = { id: 'e', event_type: 'enter', device_id: 'd' };
 const FAR = { lng: 13.5, lat: 52.6 };
 
 interface StreamTokenOut {
@@ -470,6 +473,44 @@ describe('live stream on one node', () => {
     const first = await stream.next((m) => m.event === 'comment', 'a keepalive');
     assert.equal(first.raw, 'keepalive');
     await stream.next((m) => m.event === 'comment' && m !== first, 'a second keepalive');
+  });
+});
+
+describe('a client that does not read', () => {
+  test('is disconnected once 1 MiB waits for it, instead of being buffered without bound', async () => {
+    const t = await startIdentityApp();
+    let socket: net.Socket | undefined;
+    try {
+      const base = new URL(await listen(t.app));
+      const user = await signUp(t, 'slow');
+      const workspaceId = user.workspace.id;
+      // A raw socket: the request is sent, the answer is never read.
+      socket = net.connect(Number(base.port), base.hostname);
+      socket.write(
+        `GET /api/v1/stream HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${user.tokens.access_token}\r\n\r\n`,
+      );
+      const head = await new Promise<string>((resolve) =>
+        socket?.once('data', (chunk) => resolve(String(chunk))),
+      );
+      assert.match(head, /^HTTP\/1\.1 200/);
+      socket.pause();
+      assert.equal(t.deps.stream.wanted(workspaceId), true);
+      // 64 kB messages until the socket's buffers are full and the stream gives up on it.
+      const big = {
+        ...(eventLike as object),
+        metadata: { geofence_metadata: { notes: 'x'.repeat(64_000) } },
+      };
+      for (let i = 0; i < 2_000 && t.deps.stream.wanted(workspaceId); i++) {
+        t.deps.stream.publish(workspaceId, { event: 'geofence_event', id: `e${i}`, data: big as never });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.equal(t.deps.stream.wanted(workspaceId), false, 'the stream was ended');
+      const ended = t.logs.find((l) => l.msg === 'stream ended');
+      assert.equal(ended?.reason, 'slow');
+    } finally {
+      socket?.destroy();
+      await t.close();
+    }
   });
 });
 
