@@ -4,9 +4,11 @@
  *  - GET /devices/positions with 10,000 located devices (`--devices`): latency of the whole answer
  *    (request to last byte), median and p95 of `--requests` sequential calls after a warm-up, and
  *    its size.
- *  - Batch ingestion (1,000 locations a batch) with one stream of the workspace open against none,
- *    alternating passes: server CPU per 1,000 locations, and how long after a batch's answer its
- *    1,000 `location` messages have arrived on the stream.
+ *  - Batch ingestion (1,000 locations a batch) with no stream of the workspace open, with one open
+ *    on the same server, and (PostgreSQL: a second server on the same database, LISTEN/NOTIFY
+ *    between them) with one open on the other server, in alternating passes: the ingesting
+ *    server's CPU per 1,000 locations, and how long after a batch's answer its 1,000 `location`
+ *    messages have arrived on the stream.
  * Usage: npm run bench:stream [-- --postgres --devices 10000 --requests 30 --passes 6 --batches 10]
  */
 import fs from 'node:fs';
@@ -54,13 +56,14 @@ interface Figures {
   positions_p50_ms: number;
   positions_p95_ms: number;
   positions_max_ms: number;
-  /** Server CPU per 1,000 batch locations, no stream open / one stream open (medians of passes). */
-  cpu_ms_per_1000_unwatched: number;
-  cpu_ms_per_1000_watched: number;
+  /** The ingesting server's CPU per 1,000 batch locations (medians of passes). */
+  cpu_ms_per_1000: Record<Watch, number>;
   /** From a batch's answer until its last `location` message arrived on the stream. */
-  delivery_after_answer_p50_ms: number;
-  delivery_after_answer_p95_ms: number;
+  delivery_after_answer_ms: Partial<Record<Watch, { p50: number; p95: number }>>;
 }
+
+/** Nobody watches; a stream on the ingesting server; a stream on the other server. */
+type Watch = 'none' | 'local' | 'remote';
 
 /** A minimal SSE reader: counts `location` messages and wakes whoever waits for a count. */
 class LocationCounter {
@@ -123,6 +126,17 @@ async function runOn(database: 'sqlite' | 'postgres'): Promise<Figures> {
     { DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', DEFAULT_PLAN: 'enterprise' },
     port,
   );
+  // On PostgreSQL a second node on the same database, for a stream watched from elsewhere.
+  const otherPort = await freePort();
+  const otherBase = `http://127.0.0.1:${otherPort}`;
+  const other =
+    database === 'postgres'
+      ? await startServer(
+          'src/server.ts',
+          { DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', DEFAULT_PLAN: 'enterprise' },
+          otherPort,
+        )
+      : undefined;
   try {
     const auth = await apiKeyAccount(base, 'stream-bench@example.com');
     await pool(fenceRows, 8, async (f) => {
@@ -163,31 +177,46 @@ async function runOn(database: 'sqlite' | 'postgres'): Promise<Figures> {
       count = (JSON.parse(body) as { features: unknown[] }).features.length;
     }
 
-    // Ingestion with and without a stream open, alternating passes.
-    const unwatched: number[] = [];
-    const watched: number[] = [];
-    const delivery: number[] = [];
-    for (let pass = 0; pass < PASSES * 2; pass++) {
-      const watching = pass % 2 === 1;
-      const stream = watching
-        ? new LocationCounter(`${base}/api/v1/stream?topics=locations`, auth)
-        : undefined;
+    // Ingestion watched by nobody, by a stream here, by a stream on the other node; alternating.
+    const watches: Watch[] = other ? ['none', 'local', 'remote'] : ['none', 'local'];
+    const cpu: Record<Watch, number[]> = { none: [], local: [], remote: [] };
+    const delivery: Record<Watch, number[]> = { none: [], local: [], remote: [] };
+    for (let pass = 0; pass < PASSES * watches.length; pass++) {
+      const watch = watches[pass % watches.length] as Watch;
+      const streamBase = watch === 'remote' ? otherBase : base;
+      const stream =
+        watch === 'none'
+          ? undefined
+          : new LocationCounter(`${streamBase}/api/v1/stream?topics=locations`, auth);
       await stream?.ready;
+      // The ingesting node hears of a remote stream a moment after `ready`: untimed batches until
+      // messages arrive, then until the count stands still.
+      while (stream && stream.count === 0) {
+        await api(base, 'POST', '/locations/batch', nextBatch(), auth);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      for (let last = -1; stream && last !== stream.count; ) {
+        last = stream.count;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
       const cpuBefore = processCpuMs(server.pid) ?? 0;
-      let expected = 0;
+      let expected = stream?.count ?? 0;
       for (let b = 0; b < BATCHES; b++) {
         await api(base, 'POST', '/locations/batch', nextBatch(), auth);
         if (stream) {
           const answered = performance.now();
           expected += 1000;
           await stream.until(expected);
-          delivery.push(performance.now() - answered);
+          delivery[watch].push(performance.now() - answered);
         }
       }
-      const cpu = ((processCpuMs(server.pid) ?? 0) - cpuBefore) / BATCHES;
-      (watching ? watched : unwatched).push(cpu);
+      cpu[watch].push(((processCpuMs(server.pid) ?? 0) - cpuBefore) / BATCHES);
       await stream?.close();
     }
+    const latency = (w: Watch) =>
+      delivery[w].length > 0
+        ? { p50: round(median(delivery[w])), p95: round(percentile(delivery[w], 95)) }
+        : undefined;
     return {
       database,
       positions_devices: count,
@@ -195,12 +224,15 @@ async function runOn(database: 'sqlite' | 'postgres'): Promise<Figures> {
       positions_p50_ms: round(median(times)),
       positions_p95_ms: round(percentile(times, 95)),
       positions_max_ms: round(Math.max(...times)),
-      cpu_ms_per_1000_unwatched: round(median(unwatched)),
-      cpu_ms_per_1000_watched: round(median(watched)),
-      delivery_after_answer_p50_ms: round(median(delivery)),
-      delivery_after_answer_p95_ms: round(percentile(delivery, 95)),
+      cpu_ms_per_1000: {
+        none: round(median(cpu.none)),
+        local: round(median(cpu.local)),
+        remote: cpu.remote.length > 0 ? round(median(cpu.remote)) : Number.NaN,
+      },
+      delivery_after_answer_ms: { local: latency('local'), remote: latency('remote') },
     };
   } finally {
+    if (other) await stopServer(other);
     await stopServer(server);
     fs.rmSync(dir, { recursive: true, force: true });
     if (database === 'postgres') dropBenchDatabase(pgName);
@@ -210,11 +242,19 @@ async function runOn(database: 'sqlite' | 'postgres'): Promise<Figures> {
 const results: Figures[] = [await runOn('sqlite')];
 if (values.postgres) results.push(await runOn('postgres'));
 for (const r of results) {
+  const delivered = (w: 'local' | 'remote') => {
+    const d = r.delivery_after_answer_ms[w];
+    return d ? `${d.p50} ms (p95 ${d.p95})` : 'n/a';
+  };
   console.log(
     `${r.database.padEnd(9)} GET /devices/positions, ${r.positions_devices} devices (${round(r.positions_bytes / 1e6, 2)} MB): ` +
-      `p50 ${r.positions_p50_ms} ms, p95 ${r.positions_p95_ms} ms, max ${r.positions_max_ms} ms; ` +
-      `batch ingestion CPU ${r.cpu_ms_per_1000_unwatched} ms per 1,000 unwatched, ${r.cpu_ms_per_1000_watched} ms with one stream open; ` +
-      `the batch's 1,000 location messages on the stream ${r.delivery_after_answer_p50_ms} ms (p95 ${r.delivery_after_answer_p95_ms} ms) after its answer`,
+      `p50 ${r.positions_p50_ms} ms, p95 ${r.positions_p95_ms} ms, max ${r.positions_max_ms} ms`,
+  );
+  console.log(
+    `${r.database.padEnd(9)} batch ingestion, server CPU per 1,000 locations: ${r.cpu_ms_per_1000.none} ms unwatched, ` +
+      `${r.cpu_ms_per_1000.local} ms with a stream on this node, ${r.cpu_ms_per_1000.remote} ms with a stream on another node; ` +
+      `a batch's 1,000 location messages complete on the stream ${delivered('local')} (this node), ` +
+      `${delivered('remote')} (other node) after its answer`,
   );
 }
 console.log('target: positions of 10,000 devices well under 300 ms');
