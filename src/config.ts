@@ -208,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowActionTimeoutMs: durationMs('WORKFLOW_ACTION_TIMEOUT', 30_000),
     streamKeepaliveMs: durationMs('STREAM_KEEPALIVE_INTERVAL', 15_000),
   };
+  if (config.streamKeepaliveMs < 100) problems.push('STREAM_KEEPALIVE_INTERVAL must be at least 100ms');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

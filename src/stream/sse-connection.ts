@@ -39,6 +39,8 @@ export class SseConnection {
   constructor(res: ServerResponse, options: SseOptions) {
     this.#res = res;
     this.#options = options;
+    // Fastify destroys the body when the client goes; an end() after that must not throw.
+    this.body.on('error', () => {});
     // The client went away (or the response ended, after one of the closes below).
     res.once('close', () => this.close('client'));
   }
