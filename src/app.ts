@@ -12,6 +12,7 @@ import { contentSecurityPolicy } from './dashboard/content-security-policy.ts';
 import { dashboardRoutes, sendIndex, wantsDashboardPage } from './dashboard/dashboard.routes.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/devices.routes.ts';
+import { positionRoutes } from './devices/positions.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { geofenceRoutes } from './geofences/geofences.routes.ts';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
@@ -24,7 +25,9 @@ import { requestIdFrom } from './http/request-id.ts';
 import { registerRequestLogging } from './http/request-logging.ts';
 import { RouteTable } from './http/route-table.ts';
 import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts';
+import type { CommittedIngestion } from './locations/ingest.service.ts';
 import { locationRoutes } from './locations/locations.routes.ts';
+import { streamRoutes } from './stream/stream.routes.ts';
 import { sessionRoutes } from './tracking/sessions.routes.ts';
 import { deliveryRoutes } from './webhooks/deliveries.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
@@ -118,9 +121,19 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         capabilities: deps.database.capabilities,
         afterCommit: () => deps.signals.outbox.notify(),
         afterTimer: () => deps.signals.dwell.notify(),
+        // Committed positions and events to the live stream (ADR 016).
+        onCommitted: (committed: CommittedIngestion) => deps.streamPublisher.committed(committed),
         countLimit: deps.billing.countLimit,
       };
       await api.register(deviceRoutes, { ...pipeline, countLimit: deps.billing.countLimit });
+      await api.register(positionRoutes, { db: identity.db });
+      await api.register(streamRoutes, {
+        hub: deps.stream,
+        tokens: identity.tokens,
+        authenticator: identity.authenticator,
+        keepaliveMs: deps.config.streamKeepaliveMs,
+        logger: deps.logger,
+      });
       await api.register(locationRoutes, { ...pipeline, quota: deps.billing.eventQuota });
       await api.register(eventRoutes, pipeline);
       await api.register(sessionRoutes, pipeline);

@@ -64,6 +64,8 @@ export interface Config {
   mapTileAttribution: string | undefined;
   /** The built dashboard (DASHBOARD_DIR, default `web/dist` of the package). */
   dashboardDir: string;
+  /** Between keepalive comments of an open GET /stream (STREAM_KEEPALIVE_INTERVAL, default 15s; ADR 016). */
+  streamKeepaliveMs: number;
 }
 
 export class ConfigError extends Error {
@@ -217,7 +219,9 @@ export function loadConfig(env: Env = process.env): Config {
     mapTileUrl,
     mapTileAttribution: read('MAP_TILE_ATTRIBUTION'),
     dashboardDir: path.resolve(read('DASHBOARD_DIR') ?? path.join(import.meta.dirname, '../web/dist')),
+    streamKeepaliveMs: durationMs('STREAM_KEEPALIVE_INTERVAL', 15_000),
   };
+  if (config.streamKeepaliveMs < 100) problems.push('STREAM_KEEPALIVE_INTERVAL must be at least 100ms');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -31,6 +31,9 @@ import { Mailer } from './mail/mailer.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { SecretBox } from './shared/encryption.ts';
 import { resolveSecret } from './shared/secrets.ts';
+import { createStreamHub } from './stream/create-stream-hub.ts';
+import { StreamPublisher } from './stream/publish.ts';
+import type { StreamHub } from './stream/stream-hub.ts';
 import { createWebhookSignals, type WebhookSignals } from './webhooks/wake-signal.ts';
 
 export interface Deps {
@@ -57,6 +60,10 @@ export interface Deps {
   billing: Billing;
   /** The built web dashboard, served at `/` (src/dashboard). */
   dashboardFiles: DashboardFiles;
+  /** The live stream's hub: committed positions and events to open streams on every node (ADR 016). */
+  stream: StreamHub;
+  /** Turns commits (ingestion, dwell worker) into stream messages, for watched workspaces only. */
+  streamPublisher: StreamPublisher;
   /** Closes everything this root opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -145,6 +152,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   });
   const notifier = new Notifier({ db, mailer, clock });
   const billing = createBilling({ config, db, clock, logger, redis, windows, notifier });
+  const stream = await createStreamHub({ config, database, redis, logger });
+  const streamPublisher = new StreamPublisher({
+    hub: stream,
+    db,
+    capabilities: database.capabilities,
+    logger,
+  });
   return {
     config,
     logger,
@@ -168,7 +182,11 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     limiters,
     passwordResets,
     billing,
+    stream,
+    streamPublisher,
     close: async () => {
+      await streamPublisher.idle();
+      await stream.close();
       await billing.close();
       await passwordResets.idle();
       windows.close();

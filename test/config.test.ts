@@ -32,6 +32,13 @@ describe('configuration (contract §0)', () => {
     assert.throws(() => loadConfig({ GEOFENCE_INDEX_CHECK_MS: 'soon' }), /GEOFENCE_INDEX_CHECK_MS/);
   });
 
+  test('STREAM_KEEPALIVE_INTERVAL: a duration, 15 s by default, at least 100 ms', () => {
+    assert.equal(loadConfig({}).streamKeepaliveMs, 15_000);
+    assert.equal(loadConfig({ STREAM_KEEPALIVE_INTERVAL: '30s' }).streamKeepaliveMs, 30_000);
+    assert.throws(() => loadConfig({ STREAM_KEEPALIVE_INTERVAL: '0s' }), /STREAM_KEEPALIVE_INTERVAL/);
+    assert.throws(() => loadConfig({ STREAM_KEEPALIVE_INTERVAL: 'often' }), /STREAM_KEEPALIVE_INTERVAL/);
+  });
+
   test('database URLs', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, {
       kind: 'sqlite',

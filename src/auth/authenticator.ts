@@ -10,7 +10,7 @@ import type { Clock } from '../shared/clock.ts';
 import { InvalidAuthTokenError } from '../shared/errors.ts';
 import { sha256Hex } from '../shared/random-secrets.ts';
 import { SingleFlight } from '../shared/single-flight.ts';
-import { type ApiKey, findApiKeyByHash, touchApiKey } from './api-keys.repository.ts';
+import { type ApiKey, findApiKey, findApiKeyByHash, touchApiKey } from './api-keys.repository.ts';
 import { type Invalidation, type InvalidationBus, localInvalidationBus } from './cache-invalidation.ts';
 import type { AccessClaims, JwtTokens } from './jwt-tokens.ts';
 import type { Principal } from './principal.ts';
@@ -24,6 +24,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
+/** What names a login session: an access token's claims, or a stream token's. */
+type SessionClaims = Pick<AccessClaims, 'sid' | 'sub' | 'wid'>;
 
 /** The principal is built once per cache refresh and shared (frozen) by the requests that follow. */
 interface SessionState {
@@ -52,11 +54,14 @@ export interface Credentials {
 export class Authenticator {
   private readonly sessions = new Map<string, SessionState>();
   private readonly apiKeys = new Map<string, ApiKeyState>();
+  /** API keys by workspace and id, for stream tokens (which name the key, not its secret). */
+  private readonly apiKeysById = new Map<string, ApiKeyState>();
   private readonly lastTouched = new Map<string, number>();
   private readonly profiles = new Map<string, ProfileState>();
   // Concurrent misses of one entry share one database read (see single-flight.ts).
   private readonly sessionLoads = new SingleFlight<string, UserPrincipal | null>();
   private readonly apiKeyLoads = new SingleFlight<string, ApiKeyState>();
+  private readonly apiKeyIdLoads = new SingleFlight<string, ApiKeyState>();
   private readonly profileLoads = new SingleFlight<string, unknown>();
   private readonly db: Db;
   private readonly tokens: JwtTokens;
@@ -94,6 +99,8 @@ export class Authenticator {
       case 'api_keys':
         this.apiKeys.clear();
         this.apiKeyLoads.clear();
+        this.apiKeysById.clear();
+        this.apiKeyIdLoads.clear();
         break;
     }
   }
@@ -116,7 +123,38 @@ export class Authenticator {
   }
 
   private async authenticateJwt(token: string): Promise<Principal> {
-    const claims = await this.tokens.verifyAccess(token);
+    return this.sessionPrincipal(await this.tokens.verifyAccess(token));
+  }
+
+  /**
+   * A stream token (ADR 016): valid while its login session or API key is, with the scopes it
+   * carries as far as the session's role or the key still grants them.
+   */
+  async authenticateStreamToken(token: string): Promise<Principal> {
+    const claims = await this.tokens.verifyStream(token);
+    const principal =
+      claims.pk === 'user'
+        ? await this.sessionPrincipal({ sid: claims.sid ?? '', sub: claims.sub, wid: claims.wid })
+        : await this.apiKeyPrincipalById(claims.wid, claims.sub);
+    const granted = new Set(claims.scp);
+    return Object.freeze({
+      ...principal,
+      scopes: new Set([...principal.scopes].filter((s) => granted.has(s))),
+    });
+  }
+
+  /**
+   * The principal as its login session or API key stands now (a long-lived stream asks again from
+   * time to time): throws InvalidAuthTokenError once the session is revoked or the key revoked or
+   * expired. Read through the same caches as every request.
+   */
+  async current(principal: Principal): Promise<Principal> {
+    return principal.kind === 'user'
+      ? this.sessionPrincipal({ sid: principal.sessionId, sub: principal.userId, wid: principal.workspaceId })
+      : this.apiKeyPrincipalById(principal.workspaceId, principal.apiKeyId);
+  }
+
+  private async sessionPrincipal(claims: SessionClaims): Promise<UserPrincipal> {
     const now = this.clock.now().getTime();
     const principal =
       this.cachedSession(claims, now) ??
@@ -129,7 +167,7 @@ export class Authenticator {
   }
 
   /** undefined when the session is not cached (or the entry is stale); throws when it is known to be invalid. */
-  private cachedSession(claims: AccessClaims, now: number): UserPrincipal | undefined {
+  private cachedSession(claims: SessionClaims, now: number): UserPrincipal | undefined {
     const cached = this.sessions.get(claims.sid);
     if (!cached || now - cached.checkedAt >= CACHE_TTL_MS) return undefined;
     const principal = cached.principal;
@@ -139,7 +177,7 @@ export class Authenticator {
     return principal;
   }
 
-  private async loadSession(claims: AccessClaims, now: number): Promise<UserPrincipal | null> {
+  private async loadSession(claims: SessionClaims, now: number): Promise<UserPrincipal | null> {
     const { sid: sessionId, sub: userId, wid: workspaceId } = claims;
     const access = await findSessionAccess(this.db, sessionId);
     // A session belongs to one user and workspace; a token naming others is not valid for it.
@@ -174,6 +212,28 @@ export class Authenticator {
     if (this.apiKeys.size >= CACHE_LIMIT) this.apiKeys.clear();
     this.apiKeys.set(presented, state);
     return state;
+  }
+
+  private async apiKeyPrincipalById(workspaceId: string, id: string): Promise<Principal> {
+    const now = this.clock.now();
+    const key = `${workspaceId} ${id}`;
+    const cached = this.apiKeysById.get(key);
+    const state =
+      cached && now.getTime() - cached.checkedAt < CACHE_TTL_MS
+        ? cached
+        : await this.apiKeyIdLoads.run(key, async () => {
+            const found = await findApiKey(this.db, workspaceId, id);
+            const apiKey = found && found.revokedAt === null ? found : null;
+            const loaded = {
+              key: apiKey,
+              principal: apiKey && apiKeyPrincipal(apiKey),
+              checkedAt: now.getTime(),
+            };
+            if (this.apiKeysById.size >= CACHE_LIMIT) this.apiKeysById.clear();
+            this.apiKeysById.set(key, loaded);
+            return loaded;
+          });
+    return this.acceptApiKey(state, now);
   }
 
   private acceptApiKey(state: ApiKeyState, now: Date): Principal {

@@ -34,6 +34,23 @@ export interface RefreshClaims {
   exp: number;
 }
 
+/**
+ * A stream token (ADR 016): EventSource cannot send headers, so GET /stream takes this short-lived
+ * token in its query instead. It names the workspace, the principal (a login session or an API key,
+ * both checked again when the stream opens) and the scopes the stream may use.
+ */
+export interface StreamClaims {
+  typ: 'stream';
+  wid: string;
+  /** `user`: `sub` is the user and `sid` the login session; `api_key`: `sub` is the key's id. */
+  pk: 'user' | 'api_key';
+  sub: string;
+  sid?: string;
+  scp: string[];
+  iat: number;
+  exp: number;
+}
+
 export class JwtTokens {
   private readonly key: Uint8Array;
   private readonly clock: Clock;
@@ -83,6 +100,41 @@ export class JwtTokens {
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
+  async signStream(input: {
+    workspaceId: string;
+    principal: { kind: 'user'; userId: string; sessionId: string } | { kind: 'api_key'; apiKeyId: string };
+    scopes: readonly string[];
+    ttlSeconds: number;
+  }): Promise<{ token: string; expiresAt: Date }> {
+    const iat = this.nowSeconds();
+    const exp = iat + input.ttlSeconds;
+    const { principal } = input;
+    const claims =
+      principal.kind === 'user'
+        ? { wid: input.workspaceId, pk: 'user', sid: principal.sessionId, scp: input.scopes, typ: 'stream' }
+        : { wid: input.workspaceId, pk: 'api_key', scp: input.scopes, typ: 'stream' };
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setSubject(principal.kind === 'user' ? principal.userId : principal.apiKeyId)
+      .setJti(uuidv7())
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(this.key);
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
+
+  /** Throws TokenExpiredError for an expired but otherwise valid stream token, InvalidAuthTokenError otherwise. */
+  async verifyStream(token: string): Promise<StreamClaims> {
+    const claims = await this.verify(token, 'stream', true);
+    const { wid, pk, sid, scp, sub } = claims;
+    const scopesOk = Array.isArray(scp) && scp.every((s) => typeof s === 'string');
+    const principalOk = pk === 'api_key' || (pk === 'user' && typeof sid === 'string');
+    if (typeof wid !== 'string' || typeof sub !== 'string' || !scopesOk || !principalOk) {
+      throw new InvalidAuthTokenError();
+    }
+    return claims as unknown as StreamClaims;
+  }
+
   /**
    * A token verified earlier, without awaiting anything: undefined when it is not in the cache;
    * throws TokenExpiredError once it has expired.
@@ -117,7 +169,7 @@ export class JwtTokens {
 
   private async verify(
     token: string,
-    typ: 'access' | 'refresh',
+    typ: 'access' | 'refresh' | 'stream',
     reportExpiry: boolean,
   ): Promise<Record<string, unknown>> {
     try {

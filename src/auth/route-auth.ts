@@ -5,6 +5,8 @@
  *   { scope, via: 'user' }           only a signed-in user (session routes such as /auth/me)
  *   { scope, via: 'api_key' }        only an API key (/auth/test-api-key)
  *   { scope, adminOnly: true }       JWT users must be owner or admin
+ *   { scope: null, anyScope: [a, b] } any one of these scopes will do
+ *   { …, streamToken: true }         a `?token=` stream token is taken too (GET /stream, ADR 016)
  * The same declaration feeds the OpenAPI document (security and `x-required-scope`), so the
  * document, the enforcement and the scope-matrix test cannot drift apart. A route under /api/v1
  * without a declaration fails at start-up rather than defaulting to open.
@@ -18,7 +20,13 @@ import type { Scope } from './scopes.ts';
 
 export type RouteAuth =
   | 'public'
-  | { scope: Scope | null; via?: 'any' | 'user' | 'api_key'; adminOnly?: boolean };
+  | {
+      scope: Scope | null;
+      via?: 'any' | 'user' | 'api_key';
+      adminOnly?: boolean;
+      anyScope?: readonly Scope[];
+      streamToken?: boolean;
+    };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -59,10 +67,15 @@ export function registerRouteAuth(
     reply: FastifyReply,
     auth: Exclude<RouteAuth, 'public'>,
   ): Promise<void> {
-    const principal = await authenticator.authenticate({
-      authorization: request.headers.authorization,
-      apiKey: headerValue(request.headers['x-api-key']),
-    });
+    // A stream token, where the route takes one, is the request's credential when it is given.
+    const streamToken = auth.streamToken ? queryToken(request) : undefined;
+    const principal =
+      streamToken !== undefined
+        ? await authenticator.authenticateStreamToken(streamToken)
+        : await authenticator.authenticate({
+            authorization: request.headers.authorization,
+            apiKey: headerValue(request.headers['x-api-key']),
+          });
     if (!principal) throw new NotAuthenticatedError();
     // Every request of a recognised key counts, whatever its scopes allow (so do GitHub's); JWT
     // requests are not counted. The headers go on every answer, the 403s and the 429 included.
@@ -86,6 +99,9 @@ export function registerRouteAuth(
     if (auth.scope !== null && !principal.scopes.has(auth.scope)) {
       throw new InsufficientPermissionsError(`This action requires scope ${auth.scope}`);
     }
+    if (auth.anyScope && !auth.anyScope.some((scope) => principal.scopes.has(scope))) {
+      throw new InsufficientPermissionsError(`This action requires scope ${auth.anyScope.join(' or ')}`);
+    }
     if (auth.adminOnly && principal.kind === 'user' && principal.role === 'member') {
       throw new InsufficientPermissionsError('This action requires the owner or admin role');
     }
@@ -95,6 +111,11 @@ export function registerRouteAuth(
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+function queryToken(request: FastifyRequest): string | undefined {
+  const token = (request.query as Record<string, unknown> | undefined)?.token;
+  return typeof token === 'string' ? token : undefined;
 }
 
 /** The authenticated caller of a protected route (the onRequest hook guarantees one). */
@@ -115,15 +136,17 @@ export function userOf(request: FastifyRequest): Extract<Principal, { kind: 'use
 export function openApiAuthFields(auth: RouteAuth | undefined): Record<string, unknown> {
   if (auth === undefined || auth === 'public') return { security: [] };
   const via = auth.via ?? 'any';
-  const security =
+  const security: Array<Record<string, string[]>> =
     via === 'user'
       ? [{ bearerJwt: [] }]
       : via === 'api_key'
         ? [{ bearerApiKey: [] }, { apiKeyHeader: [] }]
         : [{ bearerJwt: [] }, { bearerApiKey: [] }, { apiKeyHeader: [] }];
+  if (auth.streamToken) security.push({ streamToken: [] });
   return {
     security,
     'x-required-scope': auth.scope,
+    ...(auth.anyScope ? { 'x-required-scope-any-of': [...auth.anyScope] } : {}),
     'x-auth-via': via,
     ...(auth.adminOnly ? { 'x-required-role': 'owner or admin (JWT users)' } : {}),
   };

@@ -27,9 +27,12 @@ export function commonErrorResponses(facts: RouteFacts): Map<number, string> {
     out.set(400, 'Malformed JSON body (`VALIDATION_ERROR`)');
   }
   if (auth !== undefined && auth !== 'public') {
-    out.set(401, credentialsCause(auth.via ?? 'any'));
+    out.set(401, credentialsCause(auth.via ?? 'any', auth.streamToken === true));
     const forbidden = [
       auth.scope !== null ? `the credentials lack the scope \`${auth.scope}\`` : undefined,
+      auth.anyScope
+        ? `the credentials hold none of the scopes ${auth.anyScope.map((s) => `\`${s}\``).join(', ')}`
+        : undefined,
       auth.adminOnly ? 'the user is a member (owner or admin required)' : undefined,
     ].filter((cause) => cause !== undefined);
     if (forbidden.length > 0) out.set(403, capitalise(forbidden.join('; ')));
@@ -52,9 +55,9 @@ export function commonErrorResponses(facts: RouteFacts): Map<number, string> {
   return out;
 }
 
-function credentialsCause(via: 'any' | 'user' | 'api_key'): string {
+function credentialsCause(via: 'any' | 'user' | 'api_key', streamToken: boolean): string {
   const wanted = via === 'user' ? 'a user access token' : via === 'api_key' ? 'an API key' : 'credentials';
-  return `Missing, invalid or expired ${wanted}`;
+  return `Missing, invalid or expired ${wanted}${streamToken ? ' or stream token' : ''}`;
 }
 
 function capitalise(text: string): string {

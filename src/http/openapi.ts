@@ -76,6 +76,13 @@ export async function registerOpenApi(
             name: 'X-API-Key',
             description: 'API key sent as X-API-Key',
           },
+          streamToken: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'token',
+            description:
+              'GET /stream only: a 60-second token from POST /stream/tokens (EventSource sends no headers)',
+          },
         },
       },
     },

@@ -10,6 +10,7 @@ import { identityExamples } from './examples/identity.ts';
 import type { OperationExamples } from './examples/operation-example.ts';
 import { pipelineExamples } from './examples/pipeline.ts';
 import { probeExamples } from './examples/probes.ts';
+import { streamExamples } from './examples/stream.ts';
 import { webhookExamples } from './examples/webhooks.ts';
 import { workflowExamples } from './examples/workflows.ts';
 
@@ -18,6 +19,7 @@ export const OPERATION_EXAMPLES: OperationExamples = {
   ...identityExamples,
   ...geofenceExamples,
   ...pipelineExamples,
+  ...streamExamples,
   ...webhookExamples,
   ...workflowExamples,
   ...billingExamples,

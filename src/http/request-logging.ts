@@ -1,6 +1,6 @@
 /**
  * One structured line per request (Fastify's own two lines per request are turned off): request id,
- * route template, status, duration; the same hook records the request in the per-route metrics. Headers and bodies are never logged, so credentials cannot leak;
+ * route template, status, duration; the same hook records the request in the per-route metrics. Headers and bodies are never logged, nor a `token` in the query, so credentials cannot leak;
  * pino's redaction in `src/logger.ts` covers anything logged by hand.
  */
 import type { FastifyInstance } from 'fastify';
@@ -27,11 +27,17 @@ export function registerRequestLogging(app: FastifyInstance, metrics: HttpMetric
     const entry: RequestLogEntry = {
       method: request.method,
       route: route ?? null,
-      url: request.url,
+      url: withoutToken(request.url),
       status,
       durationMs: Math.round(elapsedMs * 100) / 100,
     };
     logRequest(request.log, entry);
     done();
   });
+}
+
+/** A stream token in the query (GET /stream, ADR 016) is a credential: it is not written to logs. */
+export function withoutToken(url: string): string {
+  if (!url.includes('token=')) return url;
+  return url.replace(/([?&]token=)[^&#]*/g, '$1[redacted]');
 }

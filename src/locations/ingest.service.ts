@@ -16,7 +16,11 @@ import type { CountLimiter } from '../billing/count-limits.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { writesWithCommit } from '../db/writes-with-commit.ts';
-import { lockDevices, saveTrackingStates } from '../devices/device-tracking.repository.ts';
+import {
+  type DeviceTrackingState,
+  lockDevices,
+  saveTrackingStates,
+} from '../devices/device-tracking.repository.ts';
 import { hasEventRecipients } from '../events/event-recipients.repository.ts';
 import {
   type GeofenceEvent,
@@ -45,6 +49,20 @@ export interface IngestContext {
   afterTimer?: () => void;
   /** The plan's device limit, checked before a batch creates devices for unknown external ids. */
   countLimit?: CountLimiter | undefined;
+  /** Called after every commit that stored locations, with what it stored (the live stream, ADR 016). */
+  onCommitted?: (committed: CommittedIngestion) => void;
+}
+
+/** What one committed ingestion stored, as plain data (the rows it wrote). */
+export interface CommittedIngestion {
+  workspaceId: string;
+  /**
+   * The new tracking state of each device with an in-order location in the commit: its newest
+   * location and the geofences containing it (devices with out-of-order locations only are absent).
+   */
+  devices: readonly DeviceTrackingState[];
+  /** Its events, in processing order (per device, in timestamp order). */
+  events: GeofenceEvent[];
 }
 
 export interface IngestResult {
@@ -112,11 +130,13 @@ export async function ingestLocations(
       subscribed,
       // A new timer may be due sooner than the worker planned to look (contract §4.5).
       timer: rows.presence.inserts.some((r) => r.dwellDueAt !== null && r.dwelledAt === null),
+      states: rows.states,
     };
-  }).then(({ result, subscribed, timer }) => {
+  }).then(({ result, subscribed, timer, states }) => {
     // Only pending outbox rows need the dispatcher: a commit without any leaves it asleep.
     if (subscribed) ctx.afterCommit?.();
     if (timer) ctx.afterTimer?.();
+    if (result.stored.size > 0) ctx.onCommitted?.({ workspaceId, devices: states, events: result.events });
     return result;
   });
 }

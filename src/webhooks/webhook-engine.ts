@@ -62,7 +62,10 @@ export async function drainOutbox(deps: Deps): Promise<{ deliveries: number; run
   }
 }
 
-/** The dwell worker: stored dwell events wake this node's dispatcher and count against the quota. */
+/**
+ * The dwell worker: stored dwell events wake this node's dispatcher, count against the quota and go
+ * to the live stream (ADR 016).
+ */
 export function createDwellWorker(deps: Deps): DwellWorker {
   return new DwellWorker({
     db: deps.database.db,
@@ -73,6 +76,7 @@ export function createDwellWorker(deps: Deps): DwellWorker {
       if (batch.dispatch) deps.signals.outbox.notify();
       for (const [workspaceId, events] of batch.events) {
         void deps.billing.eventQuota.record(workspaceId, events.length);
+        deps.streamPublisher.events(workspaceId, events);
       }
     },
   });

@@ -262,6 +262,8 @@ export interface OpenApiOperation {
   'x-required-scope'?: string | null;
   /** The scope an API key needs when the service checks more than the route-level scope. */
   'x-api-key-scope'?: string;
+  /** Any one of these scopes admits the caller (`x-required-scope` is then null). */
+  'x-required-scope-any-of'?: string[];
   'x-auth-via'?: 'any' | 'user' | 'api_key';
   'x-required-role'?: string;
   responses: Record<string, unknown>;

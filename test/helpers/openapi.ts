@@ -42,6 +42,11 @@ export const NAMED_SCHEMAS = [
   'Invitation',
   'User',
   'TokenPair',
+  'StreamToken',
+  'StreamReadyMessage',
+  'StreamLocationMessage',
+  'DevicePosition',
+  'DevicePositions',
 ];
 
 export interface MediaObject {

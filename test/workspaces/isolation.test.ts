@@ -413,6 +413,15 @@ describe('tenant isolation: every route with an id answers 404 for another works
       200,
     );
     assert.equal(locations.pagination.total, 1, 'only B’s own location');
+    // The map snapshot of each workspace holds its own devices only (the live stream's isolation,
+    // over a socket, is in test/stream/stream.test.ts).
+    const positionIds = async (credentials: { token?: string; apiKey?: string }) =>
+      expectStatus<{ features: Array<{ id: string }> }>(
+        await call(t, '/devices/positions', credentials),
+        200,
+      ).features.map((f) => f.id);
+    assert.deepEqual(await positionIds({ token }), [bDevice.id], 'B’s map shows B’s device');
+    assert.ok(!(await positionIds({ apiKey: aKey.key })).includes(bDevice.id), 'A’s map does not');
     // B's workflow kept its name and state, and its one run.
     const workflow = expectStatus<{ name: string; enabled: boolean }>(
       await call(t, `/workflows/${bIds.workflow_id}`, { token }),

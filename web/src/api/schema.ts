@@ -3877,6 +3877,243 @@ export interface paths {
       };
     };
   };
+  "/api/v1/devices/positions": {
+    /**
+     * Every device's last position, as GeoJSON, for a map
+     * @description One answer, not paginated: a map draws every device at once. Devices without a location are left out. At most 50,000 devices (the oldest), with `truncated: true` beyond. With GET /stream: read this after `ready`, then apply `location` messages newer than `recorded_at`.
+     */
+    get: {
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["DevicePositions"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/stream/tokens": {
+    /**
+     * A 60-second token to open the event stream with EventSource
+     * @description EventSource cannot send headers: pass the token as `GET /stream?token=…`. It names the workspace, the login session or API key, and the stream scopes the caller holds (`devices:read`, `events:read`); the session or key must still be valid when the stream opens.
+     */
+    post: {
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["StreamToken"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials hold none of the scopes `devices:read`, `events:read` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/stream": {
+    /**
+     * The workspace's live positions and geofence events (server-sent events)
+     * @description Credentials: `?token=` (a stream token) or the usual `Authorization`/`X-API-Key` header (fetch streaming). Bad or expired credentials are a JSON 401 before any stream byte.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Comma-separated: `locations` (needs `devices:read`), `events` (needs `events:read`). Default: those the credentials may read; naming one they may not is 403. */
+          topics?: string;
+        };
+      };
+      responses: {
+        /** @description The event stream */
+        200: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "text/event-stream": string;
+          };
+        };
+        /** @description Missing, invalid or expired credentials or stream token */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials hold none of the scopes `devices:read`, `events:read` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/api/v1/devices/{device_id}/locations": {
     /** A device's locations, newest first */
     get: {
@@ -8460,31 +8697,76 @@ export interface components {
       results: components["schemas"]["Device"][];
       pagination: components["schemas"]["Pagination"];
     };
-    Location: {
+    /** @description Every located device of the workspace, for a map */
+    DevicePositions: {
+      /** @enum {string} */
+      type: "FeatureCollection";
+      features: components["schemas"]["DevicePosition"][];
+      /** @description More than 50,000 devices have a position: the oldest devices' are listed */
+      truncated: boolean;
+    };
+    /** @description A device's last position, a GeoJSON Feature whose id is the device id */
+    DevicePosition: {
+      /** @enum {string} */
+      type: "Feature";
       /** @description UUID (version 7) */
       id: string;
-      /** @description UUID (version 7) */
-      device_id: string;
-      /** @description UUID (version 7) */
-      session_id: string | null;
-      point: components["schemas"]["Point"];
+      geometry: components["schemas"]["Point"];
+      properties: {
+        name: string;
+        external_id: string | null;
+        /**
+         * Format: date-time
+         * @description When the position arrived
+         */
+        last_seen_at: string;
+        /**
+         * Format: date-time
+         * @description The position's own timestamp
+         */
+        recorded_at: string;
+        /** @description Metres */
+        accuracy: number | null;
+        /** @description Enabled geofences containing the position */
+        inside_geofence_ids: string[];
+      };
+    };
+    /** @description A short-lived token for EventSource, which cannot send headers */
+    StreamToken: {
+      /** @description Pass as `GET /stream?token=…`; valid once its session or API key still is */
+      token: string;
       /**
        * Format: date-time
-       * @description The fix time (default: receive time)
+       * @description Connect before this moment
        */
-      timestamp: string;
+      expires_at: string;
+      /** @description Seconds (60) */
+      expires_in: number;
+    };
+    /** @description `data` of the first message, `event: ready` */
+    StreamReadyMessage: {
+      /** @description UUID (version 7) */
+      workspace_id: string;
+      /** @description The topics this stream carries */
+      topics: ("locations" | "events")[];
+    };
+    /** @description `data` of `event: location`: a device's newest position of one commit (a batch gives one per device) */
+    StreamLocationMessage: {
+      /** @description UUID (version 7) */
+      device_id: string;
+      external_id: string | null;
+      name: string;
+      lng: number;
+      lat: number;
+      /** @description Metres */
       accuracy: number | null;
-      speed: number | null;
-      heading: number | null;
-      altitude: number | null;
-      /** @description Free-form JSON object (JSON object; keys kept exactly; nests at most 16 levels) */
-      metadata: {
-        [key: string]: unknown;
-      };
-      /** @description Older than the newest evaluated location: not evaluated */
-      out_of_order: boolean;
-      /** Format: date-time */
-      received_at: string;
+      /**
+       * Format: date-time
+       * @description The location's timestamp
+       */
+      recorded_at: string;
+      /** @description The enabled geofences containing it */
+      inside_geofence_ids: string[];
     };
     Event: {
       /** @description UUID (version 7) */
@@ -8534,6 +8816,32 @@ export interface components {
           [key: string]: unknown;
         };
       };
+    };
+    Location: {
+      /** @description UUID (version 7) */
+      id: string;
+      /** @description UUID (version 7) */
+      device_id: string;
+      /** @description UUID (version 7) */
+      session_id: string | null;
+      point: components["schemas"]["Point"];
+      /**
+       * Format: date-time
+       * @description The fix time (default: receive time)
+       */
+      timestamp: string;
+      accuracy: number | null;
+      speed: number | null;
+      heading: number | null;
+      altitude: number | null;
+      /** @description Free-form JSON object (JSON object; keys kept exactly; nests at most 16 levels) */
+      metadata: {
+        [key: string]: unknown;
+      };
+      /** @description Older than the newest evaluated location: not evaluated */
+      out_of_order: boolean;
+      /** Format: date-time */
+      received_at: string;
     };
     LocationList: {
       results: components["schemas"]["Location"][];

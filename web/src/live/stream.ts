@@ -10,8 +10,9 @@
  * is reopened at once. `onStreamReady` tells pages each time the stream is (again) live, so they
  * can refetch what may have been missed while it was not.
  */
+
+import { api } from '../api/client.ts';
 import { isSignedIn, onSessionChange } from '../auth/session.ts';
-import { liveApi } from './live-api.ts';
 import { STREAM_TOPICS, type StreamTopic, type TopicPayload } from './stream-types.ts';
 
 /**
@@ -180,7 +181,7 @@ function open(topics: string): void {
 async function connect(attempt: number, topics: string): Promise<void> {
   let token: string;
   try {
-    const { data, response } = await liveApi.POST('/api/v1/stream/tokens');
+    const { data, response } = await api.POST('/api/v1/stream/tokens');
     if (attempt !== generation) return;
     if (!data) {
       retry(attempt, response.status === 404 ? 'unavailable' : 'reconnecting');

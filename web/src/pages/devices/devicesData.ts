@@ -5,7 +5,6 @@
  * in parallel).
  */
 import { api, type Schemas } from '../../api/client.ts';
-import { liveApi } from '../../live/live-api.ts';
 import type { StreamLocation } from '../../live/stream-types.ts';
 import type { DeviceState, GeofenceShape } from '../../map/devicesMap.ts';
 
@@ -30,7 +29,7 @@ export async function loadDevicePositions(
   signal: AbortSignal,
   onPage: (devices: DeviceState[], progress: Progress) => void,
 ): Promise<{ truncated: boolean }> {
-  const feed = await liveApi.GET('/api/v1/devices/positions', { signal });
+  const feed = await api.GET('/api/v1/devices/positions', { signal });
   if (feed.data) {
     const devices = feed.data.features.map(
       (f): DeviceState => ({
@@ -71,7 +70,7 @@ export async function loadGeofenceShapes(
   signal: AbortSignal,
   onPage: (shapes: GeofenceShape[], progress: Progress) => void,
 ): Promise<void> {
-  const feed = await liveApi.GET('/api/v1/geofences/export', { signal });
+  const feed = await api.GET('/api/v1/geofences/export', { signal });
   if (feed.data) {
     const shapes = feed.data.features.map((f) => ({
       id: f.id,

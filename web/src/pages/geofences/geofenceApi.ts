@@ -1,90 +1,19 @@
 /**
- * The geofence calls the generated client does not know yet: `GET /geofences/export` (every
- * geofence as one GeoJSON FeatureCollection) and `POST /geofences/batch` (import). They are typed
- * here, locally, and called through the same client (so the token and its refresh apply); once the
- * OpenAPI document lists them, `web/src/api/schema.ts` takes over and this file shrinks to the helpers.
+ * The geofence calls of the Geofences page: every geofence for the map (`GET /geofences/export`,
+ * one GeoJSON FeatureCollection), the export as a file, and import through `POST /geofences/batch`
+ * in chunks (contract §3).
  */
-import type { Client } from 'openapi-fetch';
-import { type ApiError, api, errorMessage, type Schemas } from '../../api/client.ts';
+import { api, errorMessage, type Schemas } from '../../api/client.ts';
 import type { GeofenceGeometry } from '../../map/geofenceGeometry.ts';
 import type { GeofenceShape } from '../../map/geofenceLayer.ts';
 
 export type Geofence = Schemas['Geofence'];
+export type GeofenceFeature = Schemas['GeofenceFeature'];
+export type BatchRejection = Schemas['GeofenceBatchRejection'];
+export type BatchResult = Schemas['GeofenceBatchResult'];
 
-export interface GeofenceFeature {
-  type: 'Feature';
-  id: string;
-  geometry: GeofenceGeometry;
-  properties: {
-    name: string;
-    description: string | null;
-    external_id: string | null;
-    metadata: Record<string, unknown>;
-    enabled: boolean;
-    dwell_seconds: number | null;
-    exit_buffer_m: number | null;
-    max_accuracy_m: number | null;
-    created_at: string;
-    updated_at: string;
-  };
-  bbox: number[];
-}
-
-export interface GeofenceFeatureCollection {
-  type: 'FeatureCollection';
-  features: GeofenceFeature[];
-}
-
-export interface BatchRejection {
-  index: number;
-  detail: ApiError['detail'];
-  error_code?: string;
-  details?: Record<string, unknown>;
-}
-
-export interface BatchResult {
-  created: Geofence[];
-  updated?: Geofence[];
-  rejected: BatchRejection[];
-}
-
-/** An item of an import: a GeoJSON Feature (fields in `properties`) or a create body. */
+/** An item of an import: a GeoJSON Feature (fields in `properties`) or a create body, as the file has it. */
 export type ImportItem = Record<string, unknown>;
-export type BatchBody = { type: 'FeatureCollection'; features: ImportItem[] } | { geofences: ImportItem[] };
-
-type Json<T> = { content: { 'application/json': T } };
-interface PendingPaths {
-  '/api/v1/geofences/export': {
-    parameters: { query?: never; header?: never; path?: never; cookie?: never };
-    get: {
-      parameters: { query?: { enabled?: boolean; q?: string } };
-      responses: {
-        200: { content: { 'application/geo+json': GeofenceFeatureCollection } };
-        401: Json<ApiError>;
-        403: Json<ApiError>;
-        404: Json<ApiError>;
-      };
-    };
-  };
-  '/api/v1/geofences/batch': {
-    parameters: { query?: never; header?: never; path?: never; cookie?: never };
-    post: {
-      requestBody: Json<BatchBody>;
-      responses: {
-        200: Json<BatchResult>;
-        400: Json<ApiError>;
-        401: Json<ApiError>;
-        403: Json<ApiError>;
-        404: Json<ApiError>;
-        413: Json<ApiError>;
-        422: Json<ApiError>;
-      };
-    };
-  };
-}
-
-/** The shared client (same middleware, same token) typed for the two pending operations. */
-const pending = api as unknown as Client<PendingPaths>;
 
 export function geofenceShape(g: Geofence): GeofenceShape {
   return {
@@ -101,32 +30,21 @@ function featureShape(f: GeofenceFeature): GeofenceShape {
     id: f.id,
     name: f.properties.name,
     enabled: f.properties.enabled,
-    geometry: f.geometry,
+    geometry: f.geometry as GeofenceGeometry,
     bbox: f.bbox,
   };
 }
 
-/**
- * Every geofence of the workspace for the map: the export in one request, or, from a server
- * without it (404), the list 200 at a time.
- */
+/** Every geofence of the workspace for the map, in one request. */
 export async function loadAllShapes(): Promise<GeofenceShape[]> {
-  const { data, error, response } = await pending.GET('/api/v1/geofences/export');
-  // Positions arrive as number[]; the server wrote them as [lng, lat] pairs.
-  if (data) return (data.features as GeofenceFeature[]).map(featureShape);
-  if (response.status !== 404) throw new Error(errorMessage(error));
-  const shapes: GeofenceShape[] = [];
-  for (let offset = 0; ; offset += 200) {
-    const page = await api.GET('/api/v1/geofences', { params: { query: { limit: 200, offset } } });
-    if (!page.data) throw new Error(errorMessage(page.error));
-    shapes.push(...page.data.results.map(geofenceShape));
-    if (!page.data.pagination.has_more) return shapes;
-  }
+  const { data, error } = await api.GET('/api/v1/geofences/export', { parseAs: 'json' });
+  if (!data) throw new Error(errorMessage(error));
+  return data.features.map(featureShape);
 }
 
 /** The export as a file download (`geofences.geojson`), fetched with the session's token. */
 export async function downloadExport(): Promise<void> {
-  const { data, error } = await pending.GET('/api/v1/geofences/export', { parseAs: 'blob' });
+  const { data, error } = await api.GET('/api/v1/geofences/export', { parseAs: 'blob' });
   if (!data) throw new Error(errorMessage(error));
   const url = URL.createObjectURL(new Blob([data], { type: 'application/geo+json' }));
   const link = document.createElement('a');
@@ -162,9 +80,11 @@ export async function importItems(
   const outcomes: ChunkOutcome[] = [];
   let done = 0;
   const send = async (start: number, chunk: ImportItem[]): Promise<void> => {
-    const body: BatchBody =
-      form === 'features' ? { type: 'FeatureCollection', features: chunk } : { geofences: chunk };
-    const { data, error, response } = await pending.POST('/api/v1/geofences/batch', { body });
+    // The file's items go as they are: the server validates each one and reports what it refused.
+    const body = (
+      form === 'features' ? { type: 'FeatureCollection', features: chunk } : { geofences: chunk }
+    ) as Schemas['GeofenceBatchRequest'];
+    const { data, error, response } = await api.POST('/api/v1/geofences/batch', { body });
     if (response.status === 413 && chunk.length > 1) {
       const half = Math.ceil(chunk.length / 2);
       await send(start, chunk.slice(0, half));
@@ -176,10 +96,7 @@ export async function importItems(
       outcomes.push({
         start,
         items: chunk,
-        failure:
-          response.status === 404
-            ? 'This server cannot import geofences yet (POST /geofences/batch answered 404).'
-            : errorMessage(error),
+        failure: errorMessage(error),
       });
     done += chunk.length;
     onProgress(done);
