@@ -6,7 +6,7 @@
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
 import { type GeofenceGeometry, parseGeometry } from '../../map/geofenceGeometry.ts';
-import { formatTime } from '../../ui/format.ts';
+import { formatPosition, formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import type { Geofence } from './geofenceApi.ts';
 
@@ -120,7 +120,7 @@ export function GeofenceForm(props: Props) {
     if (body.error_code === 'INVALID_GEOMETRY' && typeof body.detail === 'string') {
       const reason = typeof body.details?.reason === 'string' ? body.details.reason : null;
       const location = asPosition(body.details?.location);
-      const where = location ? ` at ${location[0]}, ${location[1]}` : '';
+      const where = location ? ` at ${formatPosition(location)}` : '';
       setFieldErrors({ geometry: `${body.detail}${reason ? ` (${reason}${where})` : ''}` });
       setFormError(body.detail);
       props.onGeometryError(location, body.detail);

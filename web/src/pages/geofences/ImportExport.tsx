@@ -3,8 +3,10 @@
  * features a request, and report each feature: created, updated (same `external_id`) or refused and
  * why. Export downloads every geofence as `geofences.geojson`, which imports back as it is.
  */
+
 import { type DragEvent, useId, useState } from 'react';
 import { errorMessage } from '../../api/client.ts';
+import { formatPosition } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { downloadExport, type ImportItem, importItems } from './geofenceApi.ts';
 
@@ -217,7 +219,8 @@ function rejectionText(rejection: {
   if (rejection.error_code !== 'INVALID_GEOMETRY') return message;
   const reason = typeof rejection.details?.reason === 'string' ? rejection.details.reason : null;
   const location = rejection.details?.location;
-  const where = Array.isArray(location) && location.length === 2 ? ` at ${location[0]}, ${location[1]}` : '';
+  const where =
+    Array.isArray(location) && location.length === 2 ? ` at ${formatPosition(location as number[])}` : '';
   return reason ? `${message} (${reason}${where})` : message;
 }
 
