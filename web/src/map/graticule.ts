@@ -7,10 +7,10 @@ import L from 'leaflet';
 
 const STEPS = [30, 10, 5, 2, 1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001];
 
-/** The largest step that draws at least ~3 lines across a 256-pixel tile at this zoom. */
+/** The largest step that draws about one line per 256-pixel tile at this zoom. */
 function stepFor(zoom: number): number {
   const degreesPerTile = 360 / 2 ** zoom;
-  return STEPS.find((s) => s <= degreesPerTile / 3) ?? 0.001;
+  return STEPS.find((s) => s <= degreesPerTile) ?? 0.001;
 }
 
 class Graticule extends L.GridLayer {
@@ -40,7 +40,8 @@ class Graticule extends L.GridLayer {
       ctx.moveTo(x, 0);
       ctx.lineTo(x, 256);
       ctx.stroke();
-      ctx.fillText(`${lng.toFixed(digits)}°`, x + 2, 10);
+      // Labels in every third row of tiles only: one per line in view, not one per tile.
+      if (coords.y % 3 === 0) ctx.fillText(`${lng.toFixed(digits)}°`, x + 2, 10);
     }
     for (let lat = Math.ceil(se.lat / step) * step; lat <= nw.lat; lat += step) {
       const y = Math.round(toPixel(lat, nw.lng).y) + 0.5;
@@ -48,7 +49,7 @@ class Graticule extends L.GridLayer {
       ctx.moveTo(0, y);
       ctx.lineTo(256, y);
       ctx.stroke();
-      ctx.fillText(`${lat.toFixed(digits)}°`, 2, y - 2);
+      if (coords.x % 3 === 0) ctx.fillText(`${lat.toFixed(digits)}°`, 2, y - 2);
     }
     return tile;
   }
