@@ -49,6 +49,16 @@ export class DeviceGeofenceLayer {
   }
 
   /** Adds shapes (in chunks, one per animation frame); resolves when all are on the map. */
+  /** The box around every geofence on the map, or null when there is none. */
+  bounds(): L.LatLngBounds | null {
+    let box: L.LatLngBounds | null = null;
+    for (const layer of this.#layers.values()) {
+      const b = (layer as L.Polygon | L.Circle).getBounds();
+      box = box ? box.extend(b) : L.latLngBounds(b.getSouthWest(), b.getNorthEast());
+    }
+    return box;
+  }
+
   async add(shapes: readonly GeofenceShape[]): Promise<void> {
     const run = this.#loading;
     for (let start = 0; start < shapes.length; start += CHUNK) {

@@ -155,10 +155,14 @@ export class DevicesMap {
     return true;
   }
 
-  /** Fits the map to every device (nothing when there are none). */
+  /** Fits the map to every device; with none yet, to the geofences (nothing when there are neither). */
   fitAll(): void {
     const { size, lat, lng } = this.store;
-    if (size === 0) return;
+    if (size === 0) {
+      const box = this.geofences.bounds();
+      if (box) this.map.fitBounds(box, { padding: [30, 30], maxZoom: 15 });
+      return;
+    }
     let south = 90;
     let north = -90;
     let west = 180;
