@@ -2,8 +2,9 @@
  * The JSON text of GET /devices/positions (ADR 016), written directly: up to 50,000 features in one
  * answer, where building objects and serialising them again would cost more than the query. The
  * text matches DevicePositionsSchema (test/devices/positions.test.ts compares it with GET
- * /devices/{id}). Strings from users are escaped by JSON.stringify; the JSON parts come from the
- * database as text that ingestion wrote with JSON.stringify (positions.repository.ts).
+ * /devices/{id}). Names and external ids, which users write, are escaped by JSON.stringify; ids
+ * (UUIDs) and timestamps (ISO 8601) are the service's own and need no escaping; the JSON parts come
+ * from the database as text that ingestion wrote with JSON.stringify (positions.repository.ts).
  */
 import type { PositionRow } from './positions.repository.ts';
 
@@ -12,9 +13,9 @@ export function positionsJson(rows: readonly PositionRow[], truncated: boolean):
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as PositionRow;
     features[i] =
-      `{"type":"Feature","id":${JSON.stringify(r.id)},"geometry":${r.point},"properties":{` +
+      `{"type":"Feature","id":"${r.id}","geometry":${r.point},"properties":{` +
       `"name":${JSON.stringify(r.name)},"external_id":${r.externalId === null ? 'null' : JSON.stringify(r.externalId)},` +
-      `"last_seen_at":${JSON.stringify(r.lastSeenAt)},"recorded_at":${JSON.stringify(r.recordedAt)},` +
+      `"last_seen_at":"${r.lastSeenAt}","recorded_at":"${r.recordedAt}",` +
       `"accuracy":${r.accuracy},"inside_geofence_ids":${r.insideGeofenceIds}}}`;
   }
   return `{"type":"FeatureCollection","features":[${features.join(',')}],"truncated":${truncated}}`;

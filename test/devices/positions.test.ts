@@ -46,8 +46,11 @@ describe('GET /devices/positions', () => {
 
   test('every located device as a GeoJSON Feature, as GET /devices/{id} shows it; the others left out', async () => {
     const fence = await createGeofence(t, jwt, { name: 'Depot', geometry: circle(13.4, 52.5, 300) });
+    // Created a millisecond apart: the snapshot lists the oldest first.
     const truck = await createDevice(t, jwt, { name: 'Truck 7', external_id: 'truck-7' });
+    t.clock.advance(1);
     const van = await createDevice(t, jwt, { name: 'Van 3' });
+    t.clock.advance(1);
     const idle = await createDevice(t, jwt, { name: 'never reported' });
     await postLocation(t, jwt, truck.id, {
       coordinates: [13.4, 52.5],
