@@ -2,8 +2,8 @@
  * bench:stream (ADR 016), on a server process over real HTTP, SQLite and (with --postgres)
  * PostgreSQL:
  *  - GET /devices/positions with 10,000 located devices (`--devices`): latency of the whole answer
- *    (request to last byte), median and p95 of `--requests` sequential calls after a warm-up, and
- *    its size.
+ *    (request to last byte), median and p95 of `--requests` sequential calls after a warm-up, the
+ *    server's CPU time per answer (/proc, 10 ms ticks: a mean over the calls), and its size.
  *  - Batch ingestion (1,000 locations a batch) with no stream of the workspace open, with one open
  *    on the same server, and (PostgreSQL: a second server on the same database, LISTEN/NOTIFY
  *    between them) with one open on the other server, in alternating passes: the ingesting
@@ -56,6 +56,8 @@ interface Figures {
   positions_p50_ms: number;
   positions_p95_ms: number;
   positions_max_ms: number;
+  /** The server's CPU time per answer: what the machine's other load does not inflate. */
+  positions_server_cpu_ms: number;
   /** The ingesting server's CPU per 1,000 batch locations (medians of passes). */
   cpu_ms_per_1000: Record<Watch, number>;
   /** From a batch's answer until its last `location` message arrived on the stream. */
@@ -166,13 +168,18 @@ async function runOn(database: 'sqlite' | 'postgres'): Promise<Figures> {
     const times: number[] = [];
     let bytes = 0;
     let count = 0;
+    let serverCpuMs = 0;
     for (let i = 0; i < REQUESTS + 5; i++) {
+      const cpuBefore = processCpuMs(server.pid) ?? 0;
       const started = performance.now();
       const res = await fetch(`${base}/api/v1/devices/positions`, { headers: auth });
       const body = await res.text();
       const took = performance.now() - started;
       if (res.status !== 200) throw new Error(`positions → ${res.status}`);
-      if (i >= 5) times.push(took);
+      if (i >= 5) {
+        times.push(took);
+        serverCpuMs += (processCpuMs(server.pid) ?? 0) - cpuBefore;
+      }
       bytes = Buffer.byteLength(body);
       count = (JSON.parse(body) as { features: unknown[] }).features.length;
     }
@@ -224,6 +231,7 @@ async function runOn(database: 'sqlite' | 'postgres'): Promise<Figures> {
       positions_p50_ms: round(median(times)),
       positions_p95_ms: round(percentile(times, 95)),
       positions_max_ms: round(Math.max(...times)),
+      positions_server_cpu_ms: round(serverCpuMs / REQUESTS),
       cpu_ms_per_1000: {
         none: round(median(cpu.none)),
         local: round(median(cpu.local)),
@@ -248,7 +256,8 @@ for (const r of results) {
   };
   console.log(
     `${r.database.padEnd(9)} GET /devices/positions, ${r.positions_devices} devices (${round(r.positions_bytes / 1e6, 2)} MB): ` +
-      `p50 ${r.positions_p50_ms} ms, p95 ${r.positions_p95_ms} ms, max ${r.positions_max_ms} ms`,
+      `p50 ${r.positions_p50_ms} ms, p95 ${r.positions_p95_ms} ms, max ${r.positions_max_ms} ms (request to last byte); ` +
+      `server CPU ${r.positions_server_cpu_ms} ms per answer`,
   );
   console.log(
     `${r.database.padEnd(9)} batch ingestion, server CPU per 1,000 locations: ${r.cpu_ms_per_1000.none} ms unwatched, ` +
