@@ -38,11 +38,12 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
  * Kysely's migrator checks for its bookkeeping tables by introspecting every schema of the
  * database, calling `has_schema_privilege` and `pg_get_serial_sequence` on each; a schema or table
  * that another session drops during that scan makes the query fail ("schema … does not exist",
- * "relation … does not exist"). That is someone else's object (ours is in use), so the check is
+ * "relation … does not exist", or from `pg_get_serial_sequence` "column … of relation … does not
+ * exist"). That is someone else's object (ours is in use), so the check is
  * simply run again. Seen when test runs drop their schemas while others start.
  */
 export function concurrentCatalogChange(error: unknown, ourSchema: string | undefined): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  if (code !== '3F000' && code !== '42P01') return false;
+  if (code !== '3F000' && code !== '42P01' && code !== '42703') return false;
   return ourSchema === undefined || !String((error as Error).message).includes(`"${ourSchema}"`);
 }

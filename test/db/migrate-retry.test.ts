@@ -18,6 +18,14 @@ describe('migration retry on a concurrent catalog change', () => {
       true,
     );
     assert.equal(concurrentCatalogChange(pgError('3F000', 'schema "x" does not exist'), undefined), true);
+    // pg_get_serial_sequence on a table whose schema another session is dropping.
+    assert.equal(
+      concurrentCatalogChange(
+        pgError('42703', 'column "user_id" of relation "auth_sessions" does not exist'),
+        't_ours',
+      ),
+      true,
+    );
   });
 
   it('does not retry when our own schema is missing, or for any other error', () => {
