@@ -175,7 +175,12 @@ describe('delivery lists and their filters', () => {
         { type: 'value_error', loc: ['query', 'from'], msg: 'from must not be after to' },
       ]);
     }
-    for (const query of [{ status_class: '6xx' }, { status: 'done' }, { event_type: 'geofence.leave' }]) {
+    const invalid: Array<Record<string, string>> = [
+      { status_class: '6xx' },
+      { status: 'done' },
+      { event_type: 'geofence.leave' },
+    ];
+    for (const query of invalid) {
       const body = expectError(
         await call(h.t, '/webhooks/deliveries', { token: h.token, query }),
         422,
