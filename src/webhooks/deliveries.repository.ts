@@ -1,9 +1,9 @@
 /** SQL for delivery records and their attempts as the API reads and creates them; scoped by workspace. */
-import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { fromJson, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
-import { type BulkColumn, insertRows } from '../db/statements.ts';
+import { type BulkColumn, insertRows, residualEquals } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type {
   DeliveryEventType,
@@ -239,8 +239,8 @@ function matches(eb: ExpressionBuilder<DatabaseSchema, 'webhook_deliveries'>, f:
 
 /**
  * The workspace's deliveries matching `filters`, newest first. With a webhook the list reads
- * `(webhook_id, created_at)`, without one `(workspace_id, created_at, id)` (migration 0011); the
- * other filters are checked on the rows of that range.
+ * `(webhook_id, created_at, id)`, without one `(workspace_id, created_at, id)` (migration 0011),
+ * in the order asked; the other filters are checked on the rows of that range.
  */
 export async function listDeliveries(
   db: Executor,
@@ -251,7 +251,13 @@ export async function listDeliveries(
 ): Promise<{ deliveries: Delivery[]; total: number }> {
   const base = db
     .selectFrom('webhook_deliveries')
-    .where('workspace_id', '=', workspaceId)
+    // With a webhook named, its index is the narrow one: keep SQLite (no statistics) off the
+    // workspace's (statements.ts `residualEquals`). The workspace still bounds the answer.
+    .where(
+      filters.webhookId === undefined
+        ? sql<SqlBool>`${sql.ref('workspace_id')} = ${workspaceId}`
+        : residualEquals('workspace_id', workspaceId),
+    )
     .where((eb) => matches(eb, filters));
   const rows = await base
     .select(COLUMNS)
