@@ -153,8 +153,8 @@ export async function deliveryRoutes(
           'attempt counter goes on, the rate limit still applies) → 202 with the same `delivery_id`. A ' +
           '`failed` (dead-lettered) delivery is retried exactly as POST /webhooks/dlq/{dlq_id}/retry ' +
           'does → 202 with the NEW `delivery_id`. 409 `CONFLICT` for a delivery that succeeded, or one ' +
-          'being attempted at this moment (wait for its outcome). 404 for a failed delivery whose webhook ' +
-          'was deleted.',
+          'being attempted at this moment (wait for its outcome). 404 for a delivery whose webhook was ' +
+          'deleted.',
         params: DeliveryIdParams,
         response: { 202: RetryResponse, ...errorResponses(401, 403, 404, 409) },
       },

@@ -123,6 +123,8 @@ export async function retryDeliveryNow(
       case 'success':
         throw new ConflictError('CONFLICT', 'Delivery already succeeded; there is nothing to retry');
       case 'pending':
+        // Its webhook was deleted: the next claim fails it as an orphan, nothing would be sent.
+        if (delivery.webhookId === null) throw new NotFoundError('Webhook');
         if (!(await makeDueNow(trx, workspaceId, deliveryId, ctx.clock.now()))) {
           throw new ConflictError(
             'CONFLICT',

@@ -177,6 +177,11 @@ describe('retry now, dead-letter filters and bulk retry', () => {
       expectError(await retryNow(entry.delivery_id), 404, 'NOT_FOUND').detail,
       'Webhook not found',
     );
+    // Pending when its webhook was deleted: nothing would be sent (the next claim fails it).
+    const brief = await createWebhook(h, { url: failingUrl(), name: 'brief' });
+    const pending = await sendTest(h, brief.id);
+    expectStatus(await call(h.t, `/webhooks/${brief.id}`, { token: h.token, method: 'DELETE' }), 204);
+    assert.equal(expectError(await retryNow(pending), 404, 'NOT_FOUND').detail, 'Webhook not found');
   });
 
   test('the dead-letter list filters by webhook, event type and a queued_at range, with requeued', async () => {

@@ -6359,7 +6359,7 @@ export interface paths {
   "/api/v1/webhooks/deliveries/{delivery_id}/retry": {
     /**
      * Retry a delivery now
-     * @description A `pending` delivery waiting for its next attempt becomes due now (`next_retry_at` = now; the attempt counter goes on, the rate limit still applies) → 202 with the same `delivery_id`. A `failed` (dead-lettered) delivery is retried exactly as POST /webhooks/dlq/{dlq_id}/retry does → 202 with the NEW `delivery_id`. 409 `CONFLICT` for a delivery that succeeded, or one being attempted at this moment (wait for its outcome). 404 for a failed delivery whose webhook was deleted.
+     * @description A `pending` delivery waiting for its next attempt becomes due now (`next_retry_at` = now; the attempt counter goes on, the rate limit still applies) → 202 with the same `delivery_id`. A `failed` (dead-lettered) delivery is retried exactly as POST /webhooks/dlq/{dlq_id}/retry does → 202 with the NEW `delivery_id`. 409 `CONFLICT` for a delivery that succeeded, or one being attempted at this moment (wait for its outcome). 404 for a delivery whose webhook was deleted.
      */
     post: {
       parameters: {
