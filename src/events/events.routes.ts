@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../auth/route-auth.ts';
 import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import { timeRange } from '../http/time-range.ts';
 import { EventParams, EventSchema, eventOut, ListEventsQuery } from './events.schemas.ts';
 import * as events from './events.service.ts';
 
@@ -20,13 +21,15 @@ export async function eventRoutes(fastify: FastifyInstance, ctx: events.EventsCo
         tags,
         summary: 'Geofence events, newest first',
         description:
-          'Ordered by `occurred_at` (the location timestamp), newest first; `from`/`to` are inclusive.',
+          'Ordered by `occurred_at` (the location timestamp), newest first; `from`/`to` are inclusive ' +
+          '(`from` after `to` → 422 `value_error` at `["query", "from"]`).',
         querystring: ListEventsQuery,
         response: { 200: ListOf(EventSchema), ...errorResponses(401, 403) },
       },
     },
     async (request) => {
       const { offset = 0, limit = 50, device_id, geofence_id, event_type, from, to } = request.query;
+      const range = timeRange(from, to);
       const result = await events.listEvents(
         ctx,
         principalOf(request).workspaceId,
@@ -34,8 +37,8 @@ export async function eventRoutes(fastify: FastifyInstance, ctx: events.EventsCo
           deviceId: device_id,
           geofenceId: geofence_id,
           eventType: event_type,
-          from: from === undefined ? undefined : new Date(from),
-          to: to === undefined ? undefined : new Date(to),
+          from: range.from,
+          to: range.to,
         },
         offset,
         limit,

@@ -56,16 +56,29 @@ function toDeadLetter(row: Row): DeadLetter {
   };
 }
 
-/** Entries newest first, optionally only (not) requeued ones. */
+export interface DeadLetterFilters {
+  requeued?: boolean | undefined;
+  webhookId?: string | undefined;
+  eventType?: DeliveryEventType | undefined;
+  /** Inclusive bounds on `queued_at`. */
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** Entries matching `filters`, newest first (the range reads `(workspace_id, queued_at)`). */
 export async function listDeadLetters(
   db: Executor,
   workspaceId: string,
-  requeued: boolean | undefined,
+  filters: DeadLetterFilters,
   offset: number,
   limit: number,
 ): Promise<{ entries: DeadLetter[]; total: number }> {
   let base = db.selectFrom('webhook_dead_letters').where('workspace_id', '=', workspaceId);
-  if (requeued !== undefined) base = base.where('requeued', '=', requeued);
+  if (filters.requeued !== undefined) base = base.where('requeued', '=', filters.requeued);
+  if (filters.webhookId !== undefined) base = base.where('webhook_id', '=', filters.webhookId);
+  if (filters.eventType !== undefined) base = base.where('event_type', '=', filters.eventType);
+  if (filters.from !== undefined) base = base.where('queued_at', '>=', filters.from);
+  if (filters.to !== undefined) base = base.where('queued_at', '<=', filters.to);
   const rows = await base
     .select(COLUMNS)
     .orderBy('queued_at', 'desc')
@@ -75,6 +88,21 @@ export async function listDeadLetters(
     .execute();
   const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return { entries: rows.map(toDeadLetter), total: Number(count.n) };
+}
+
+/** The entry of a failed delivery (at most one: `delivery_id` is unique). */
+export async function findDeadLetterOfDelivery(
+  db: Executor,
+  workspaceId: string,
+  deliveryId: string,
+): Promise<DeadLetter | undefined> {
+  const row = await db
+    .selectFrom('webhook_dead_letters')
+    .select(COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('delivery_id', '=', deliveryId)
+    .executeTakeFirst();
+  return row ? toDeadLetter(row) : undefined;
 }
 
 export async function findDeadLetter(

@@ -1,7 +1,8 @@
 /** SQL for delivery records and their attempts as the API reads and creates them; scoped by workspace. */
-import type { Selectable } from 'kysely';
-import { toDate, toDateOrNull } from '../db/columns.ts';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
+import { fromJson, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
 import { type BulkColumn, insertRows } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type {
@@ -41,6 +42,8 @@ export interface DeliveryAttempt {
   responseStatusCode: number | null;
   errorMessage: string | null;
   responseBodyExcerpt: string | null;
+  /** Null for attempts recorded before headers were kept (migration 0011). */
+  requestHeaders: Record<string, string> | null;
 }
 
 const COLUMNS = [
@@ -185,6 +188,7 @@ export async function listAttempts(db: Executor, deliveryId: string): Promise<De
       'response_status_code',
       'error_message',
       'response_body_excerpt',
+      'request_headers',
     ])
     .where('delivery_id', '=', deliveryId)
     .orderBy('n')
@@ -197,23 +201,58 @@ export async function listAttempts(db: Executor, deliveryId: string): Promise<De
     responseStatusCode: r.response_status_code,
     errorMessage: r.error_message,
     responseBodyExcerpt: r.response_body_excerpt,
+    requestHeaders: r.request_headers === null ? null : fromJson<Record<string, string>>(r.request_headers),
   }));
 }
 
-/** A webhook's deliveries, newest first. */
+/**
+ * `2xx`…`5xx`: the last attempt got an HTTP status in that class; `none`: an attempt was made and
+ * the last one got no HTTP response (a timeout, a network error, a target refused by the guard).
+ */
+export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'none';
+
+export interface DeliveryFilters {
+  webhookId?: string | undefined;
+  status?: DeliveryStatus | undefined;
+  eventType?: DeliveryEventType | undefined;
+  statusClass?: StatusClass | undefined;
+  /** Inclusive bounds on `created_at`. */
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+function matches(eb: ExpressionBuilder<DatabaseSchema, 'webhook_deliveries'>, f: DeliveryFilters) {
+  const conditions: Expression<SqlBool>[] = [];
+  if (f.webhookId !== undefined) conditions.push(eb('webhook_id', '=', f.webhookId));
+  if (f.status !== undefined) conditions.push(eb('status', '=', f.status));
+  if (f.eventType !== undefined) conditions.push(eb('event_type', '=', f.eventType));
+  if (f.statusClass === 'none') {
+    conditions.push(eb('attempt_count', '>', 0), eb('response_status_code', 'is', null));
+  } else if (f.statusClass !== undefined) {
+    const low = Number(f.statusClass[0]) * 100;
+    conditions.push(eb('response_status_code', '>=', low), eb('response_status_code', '<', low + 100));
+  }
+  if (f.from !== undefined) conditions.push(eb('created_at', '>=', f.from));
+  if (f.to !== undefined) conditions.push(eb('created_at', '<=', f.to));
+  return eb.and(conditions);
+}
+
+/**
+ * The workspace's deliveries matching `filters`, newest first. With a webhook the list reads
+ * `(webhook_id, created_at)`, without one `(workspace_id, created_at, id)` (migration 0011); the
+ * other filters are checked on the rows of that range.
+ */
 export async function listDeliveries(
   db: Executor,
   workspaceId: string,
-  webhookId: string,
-  status: DeliveryStatus | undefined,
+  filters: DeliveryFilters,
   offset: number,
   limit: number,
 ): Promise<{ deliveries: Delivery[]; total: number }> {
-  let base = db
+  const base = db
     .selectFrom('webhook_deliveries')
-    .where('webhook_id', '=', webhookId)
-    .where('workspace_id', '=', workspaceId);
-  if (status !== undefined) base = base.where('status', '=', status);
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => matches(eb, filters));
   const rows = await base
     .select(COLUMNS)
     .orderBy('created_at', 'desc')
@@ -223,6 +262,23 @@ export async function listDeliveries(
     .execute();
   const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return { deliveries: rows.map(toDelivery), total: Number(count.n) };
+}
+
+/**
+ * "Retry now" of a pending delivery: due at `now` unless an attempt is in flight (a worker holds
+ * a lease that has not run out). Returns whether it was changed. One conditional statement, so a
+ * claim committing at the same moment either sees the new due time or makes this one match nothing.
+ */
+export async function makeDueNow(db: Executor, workspaceId: string, id: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ next_retry_at: now, due_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('due_at', '<=', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export interface WebhookSummary {

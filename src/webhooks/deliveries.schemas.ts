@@ -5,22 +5,53 @@ import { component } from '../http/components.ts';
 import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { DeadLetter, DeadLetterStats } from './dead-letters.repository.ts';
 import type { Delivery, DeliveryAttempt } from './deliveries.repository.ts';
+import type { BulkRetryResult } from './delivery-retries.service.ts';
 
 const STATUSES = ['pending', 'success', 'failed'] as const;
 const EVENT_TYPES = [...EVENT_NAMES, 'webhook.test'] as const;
+const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'none'] as const;
+/** Bulk dead-letter retry: ids per request. */
+export const BULK_RETRY_MAX = 100;
 
 export const WebhookIdParams = Type.Object({ webhook_id: Type.String() });
 export const DeliveryIdParams = Type.Object({ delivery_id: Type.String() });
 export const DlqIdParams = Type.Object({ dlq_id: Type.String() });
 
-export const DeliveriesQuery = Type.Object({
-  ...PaginationQuery.properties,
+/** Filters of both delivery lists (ADR 018); all optional, combined with AND. */
+const deliveryFilters = {
   status: Type.Optional(StringEnum(STATUSES, { description: 'Only deliveries in this state' })),
+  event_type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only deliveries of this event type' })),
+  status_class: Type.Optional(
+    StringEnum(STATUS_CLASSES, {
+      description:
+        'Only deliveries whose last attempt got an HTTP status of this class (`2xx`…`5xx`), or `none`: ' +
+        'an attempt was made and the last one got no HTTP response (timeout, network error, connection ' +
+        'refused, private target refused). Deliveries not attempted yet match no class.',
+    }),
+  ),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'created_at ≥ from (inclusive)' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'created_at ≤ to (inclusive)' })),
+};
+
+export const DeliveriesQuery = Type.Object({ ...PaginationQuery.properties, ...deliveryFilters });
+
+export const AllDeliveriesQuery = Type.Object({
+  ...PaginationQuery.properties,
+  webhook_id: Type.Optional(
+    Type.String({
+      description: 'Only deliveries of this webhook (one not in the workspace matches nothing)',
+    }),
+  ),
+  ...deliveryFilters,
 });
 
 export const DlqQuery = Type.Object({
   ...PaginationQuery.properties,
   requeued: Type.Optional(Type.Boolean({ description: 'Only entries that were (not) retried' })),
+  webhook_id: Type.Optional(Type.String({ description: 'Only entries of this webhook' })),
+  event_type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only entries of this event type' })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'queued_at ≥ from (inclusive)' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'queued_at ≤ to (inclusive)' })),
 });
 
 export const DeliverySchema = Type.Object(
@@ -62,17 +93,90 @@ export const AttemptSchema = Type.Object({
   response_body_excerpt: Nullable(
     Type.String({ description: 'At most the first 1 KiB of the response body' }),
   ),
+  // additionalProperties, not TypeBox's Record (patternProperties, which OpenAPI 3.0 lacks).
+  request_headers: Nullable(
+    Type.Unsafe<Record<string, string>>({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description:
+        'The headers this attempt was sent with, in the order sent: ours (`Content-Type`, `User-Agent`, ' +
+        '`X-SVC-Signature`, `X-SVC-Event-ID`, `X-Idempotency-Key`, `X-SVC-Attempt` and the legacy ' +
+        "duplicates) and the webhook's custom headers, except that a custom header whose name contains " +
+        '`auth`, `token`, `key`, `secret`, `passw`, `cookie`, `credential`, `session` or `signature` ' +
+        '(any case) shows `•••` instead of its value. The HTTP client adds `Host`, `Content-Length` and ' +
+        '`Connection`, not listed. Null for attempts recorded before headers were kept, and for an ' +
+        'attempt that could not be built (e.g. its secret could not be opened).',
+    }),
+  ),
 });
 component('WebhookAttempt', AttemptSchema);
 
 export const DeliveryDetailSchema = Type.Object(
-  { ...DeliverySchema.properties, attempts: Type.Array(AttemptSchema) },
+  {
+    ...DeliverySchema.properties,
+    request_body: Nullable(
+      Type.String({
+        description:
+          'The exact body every attempt sends (the bytes signed by `X-SVC-Signature`); null for a GET ' +
+          'delivery, which sends none (its signature is that of the empty body)',
+      }),
+    ),
+    attempts: Type.Array(AttemptSchema),
+  },
   { description: 'A delivery with every attempt made' },
 );
 component('DeliveryDetail', DeliveryDetailSchema);
 
 export const TestDeliveryResponse = Type.Object({ delivery_id: Id });
-export const RetryResponse = Type.Object({ delivery_id: Id, status: StringEnum(['pending']) });
+export const RetryResponse = component(
+  'DeliveryRetryAccepted',
+  Type.Object(
+    {
+      delivery_id: Type.String({ description: 'The delivery that will be attempted (UUID)' }),
+      status: StringEnum(['pending']),
+    },
+    { description: 'A retry was queued' },
+  ),
+);
+
+export const BulkRetryRequest = component(
+  'DeadLetterBulkRetryRequest',
+  Type.Object(
+    {
+      dlq_ids: Type.Array(Type.String(), {
+        minItems: 1,
+        maxItems: BULK_RETRY_MAX,
+        uniqueItems: true,
+        description: `1..${BULK_RETRY_MAX} distinct dead-letter entry ids`,
+      }),
+    },
+    { additionalProperties: false, description: 'Dead-letter entries to retry' },
+  ),
+);
+
+export const BulkRetryResponse = component(
+  'DeadLetterBulkRetryResult',
+  Type.Object(
+    {
+      retried: Type.Array(
+        Type.Object({
+          dlq_id: Type.String(),
+          delivery_id: Type.String({ description: 'The new delivery (UUID)' }),
+        }),
+        { description: 'Entries retried, in request order' },
+      ),
+      failed: Type.Array(
+        Type.Object({
+          dlq_id: Type.String(),
+          error_code: Type.String({ description: 'As the single retry would answer, e.g. `NOT_FOUND`' }),
+          detail: Type.String(),
+        }),
+        { description: "Entries not retried, in request order, with the single retry's error" },
+      ),
+    },
+    { description: 'The outcome of each id of a bulk dead-letter retry' },
+  ),
+);
 
 export const DeadLetterSchema = Type.Object(
   {
@@ -142,6 +246,24 @@ export function attemptOut(a: DeliveryAttempt) {
     response_status_code: a.responseStatusCode,
     error_message: a.errorMessage,
     response_body_excerpt: a.responseBodyExcerpt,
+    request_headers: a.requestHeaders,
+  };
+}
+
+/** GET /webhooks/deliveries/{delivery_id}: the record, the body it sends and its attempts. */
+export function deliveryDetailOut(d: Delivery, attempts: readonly DeliveryAttempt[]) {
+  return {
+    ...deliveryOut(d),
+    // The worker sends no body for GET (delivery-sender.ts), whatever the payload.
+    request_body: d.method === 'GET' ? null : d.payload,
+    attempts: attempts.map(attemptOut),
+  };
+}
+
+export function bulkRetryOut(r: BulkRetryResult) {
+  return {
+    retried: r.retried.map((x) => ({ dlq_id: x.dlqId, delivery_id: x.deliveryId })),
+    failed: r.failed.map((x) => ({ dlq_id: x.dlqId, error_code: x.errorCode, detail: x.detail })),
   };
 }
 

@@ -1,30 +1,28 @@
 /**
- * The deliveries API (contract §5): delivery records and their attempts, test deliveries, the
- * dead-letter queue and its retries. Plain functions of a context; no HTTP here.
+ * The deliveries API (contract §5): delivery records and their attempts, test deliveries and the
+ * dead-letter queue (its retries: delivery-retries.service.ts). Plain functions of a context.
  */
 import type { Db, DialectCapabilities } from '../db/database.ts';
-import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
 import { NotFoundError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import {
   type DeadLetter,
+  type DeadLetterFilters,
   type DeadLetterStats,
   deadLetterStats,
-  findDeadLetter,
   listDeadLetters,
-  markRequeued,
 } from './dead-letters.repository.ts';
 import {
   type Delivery,
   type DeliveryAttempt,
+  type DeliveryFilters,
   findDelivery,
   findWebhookSummary,
   insertDelivery,
   listAttempts,
   listDeliveries,
 } from './deliveries.repository.ts';
-import type { DeliveryStatus } from './deliveries.tables.ts';
 import { testEventId, testPayload } from './delivery-payload.ts';
 import type { WebhookSignals } from './wake-signal.ts';
 
@@ -35,16 +33,31 @@ export interface DeliveriesContext {
   signals: WebhookSignals;
 }
 
+/** One webhook's deliveries matching `filters`; another workspace's webhook is not found. */
 export async function webhookDeliveries(
   ctx: DeliveriesContext,
   workspaceId: string,
   webhookId: string,
-  status: DeliveryStatus | undefined,
+  filters: Omit<DeliveryFilters, 'webhookId'>,
   offset: number,
   limit: number,
 ): Promise<{ deliveries: Delivery[]; total: number }> {
   if (!(await findWebhookSummary(ctx.db, workspaceId, webhookId))) throw new NotFoundError('Webhook');
-  return listDeliveries(ctx.db, workspaceId, webhookId, status, offset, limit);
+  return listDeliveries(ctx.db, workspaceId, { ...filters, webhookId }, offset, limit);
+}
+
+/**
+ * Deliveries of every webhook of the workspace. A `webhook_id` filter naming no webhook of the
+ * workspace (deleted, or another workspace's) matches nothing: it filters, it does not look up.
+ */
+export function workspaceDeliveries(
+  ctx: DeliveriesContext,
+  workspaceId: string,
+  filters: DeliveryFilters,
+  offset: number,
+  limit: number,
+): Promise<{ deliveries: Delivery[]; total: number }> {
+  return listDeliveries(ctx.db, workspaceId, filters, offset, limit);
 }
 
 export async function deliveryWithAttempts(
@@ -90,56 +103,13 @@ export async function sendTestDelivery(
 export function deadLetters(
   ctx: DeliveriesContext,
   workspaceId: string,
-  requeued: boolean | undefined,
+  filters: DeadLetterFilters,
   offset: number,
   limit: number,
 ): Promise<{ entries: DeadLetter[]; total: number }> {
-  return listDeadLetters(ctx.db, workspaceId, requeued, offset, limit);
+  return listDeadLetters(ctx.db, workspaceId, filters, offset, limit);
 }
 
 export function deadLetterStatistics(ctx: DeliveriesContext, workspaceId: string): Promise<DeadLetterStats> {
   return deadLetterStats(ctx.db, workspaceId);
-}
-
-/**
- * Seed §3: a retried entry becomes a new delivery with a fresh attempt counter, the same payload
- * and idempotency key (receivers de-duplicate on it), and the entry is marked requeued.
- */
-export async function retryDeadLetter(
-  ctx: DeliveriesContext,
-  workspaceId: string,
-  dlqId: string,
-): Promise<string> {
-  const id = await withTransaction(ctx.db, async (trx) => {
-    const entry = await findDeadLetter(trx, workspaceId, dlqId);
-    if (!entry) throw new NotFoundError('Dead-letter entry');
-    const original = await findDelivery(trx, workspaceId, entry.deliveryId);
-    if (!original) throw new NotFoundError('Dead-letter entry');
-    const webhook =
-      original.webhookId === null
-        ? undefined
-        : await findWebhookSummary(trx, workspaceId, original.webhookId);
-    if (!webhook) throw new NotFoundError('Webhook');
-    const now = ctx.clock.now();
-    const deliveryId = uuidv7();
-    await insertDelivery(trx, ctx.capabilities, {
-      id: deliveryId,
-      workspaceId,
-      webhookId: webhook.id,
-      origin: 'dlq_retry',
-      eventRowId: original.eventRowId,
-      geofenceId: original.geofenceId,
-      eventType: original.eventType,
-      eventId: original.eventId,
-      idempotencyKey: original.idempotencyKey,
-      payload: original.payload,
-      url: webhook.url,
-      method: webhook.method,
-      now,
-    });
-    await markRequeued(trx, entry.id, now);
-    return deliveryId;
-  });
-  ctx.signals.deliveries.notify();
-  return id;
 }

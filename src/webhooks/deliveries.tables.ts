@@ -58,6 +58,11 @@ export interface WebhookDeliveryAttemptsTable {
   error_message: string | null;
   /** At most 1 KiB of the response body. */
   response_body_excerpt: string | null;
+  /**
+   * The headers this attempt was sent with, as JSON object text (secret-looking custom header
+   * values masked, ADR 018); null for attempts recorded before migration 0011 or never sent.
+   */
+  request_headers: string | null;
 }
 
 /** A delivery whose last attempt failed (seed §2.5). */

@@ -5,7 +5,7 @@
  * `delivery-claims.service.ts`; the worker opens one transaction per claim and per recorded batch.
  */
 import { type SqlBool, sql } from 'kysely';
-import { fromJson, toBool } from '../db/columns.ts';
+import { fromJson, json, toBool } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import { insertRows, updateById } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
@@ -250,6 +250,8 @@ export interface AttemptRecord {
   durationMs: number;
   errorMessage: string | null;
   bodyExcerpt: string | null;
+  /** The headers the request was built with (masked, ADR 018); null when none was built. */
+  requestHeaders: Record<string, string> | null;
 }
 
 export interface DeadLettered {
@@ -339,6 +341,7 @@ export async function recordAttempts(
       { name: 'response_status_code', type: 'integer' },
       { name: 'error_message', type: 'text' },
       { name: 'response_body_excerpt', type: 'text' },
+      { name: 'request_headers', type: 'text' },
     ],
     kept.map((r) => [
       uuidv7(),
@@ -349,6 +352,7 @@ export async function recordAttempts(
       r.statusCode,
       r.errorMessage,
       r.bodyExcerpt,
+      r.requestHeaders === null ? null : json(r.requestHeaders),
     ]),
   );
   const dead = kept

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { type Dispatcher, request } from 'undici';
+import { recordedHeaders } from './recorded-headers.ts';
 import { signBody } from './signature.ts';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
@@ -29,6 +30,8 @@ export interface AttemptOutcome {
   durationMs: number;
   errorMessage: string | null;
   bodyExcerpt: string | null;
+  /** The headers sent, for the attempt's record (secret-looking custom values masked). */
+  requestHeaders: Record<string, string>;
 }
 
 /** Headers we set; a custom header of the same name (any case) is dropped, never sent twice. */
@@ -55,11 +58,14 @@ const FRAMING = [
 ];
 const RESERVED = new Set([...OURS, ...FRAMING]);
 
+/** The custom headers of `d` that are sent (those not named like one of ours or a framing header). */
+function sentCustomHeaders(d: OutgoingDelivery): Array<[string, string]> {
+  return Object.entries(d.customHeaders).filter(([name]) => !RESERVED.has(name.toLowerCase()));
+}
+
 export function deliveryHeaders(d: OutgoingDelivery, body: string): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(d.customHeaders)) {
-    if (!RESERVED.has(name.toLowerCase())) headers[name] = value;
-  }
+  for (const [name, value] of sentCustomHeaders(d)) headers[name] = value;
   const signature = signBody(body, d.secret);
   const attempt = String(d.attempt);
   headers['content-type'] = d.contentType;
@@ -81,6 +87,7 @@ export async function sendAttempt(dispatcher: Dispatcher, d: OutgoingDelivery): 
   // GET deliveries carry no body; their signature is the HMAC of the empty body (contract §5).
   const body = d.method === 'GET' ? '' : d.payload;
   const headers = deliveryHeaders(d, body);
+  const requestHeaders = recordedHeaders(headers, new Set(sentCustomHeaders(d).map(([name]) => name)));
   const started = performance.now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new AttemptTimeout()), d.timeoutMs);
@@ -106,6 +113,7 @@ export async function sendAttempt(dispatcher: Dispatcher, d: OutgoingDelivery): 
       durationMs,
       errorMessage: success ? null : httpFailure(statusCode),
       bodyExcerpt,
+      requestHeaders,
     };
   } catch (error) {
     const durationMs = elapsed();
@@ -118,12 +126,20 @@ export async function sendAttempt(dispatcher: Dispatcher, d: OutgoingDelivery): 
         durationMs,
         errorMessage: success ? null : httpFailure(statusCode),
         bodyExcerpt: null,
+        requestHeaders,
       };
     }
     const message = controller.signal.aborted
       ? `Timed out after ${formatSeconds(d.timeoutMs)} without a response`
       : describeNetworkError(error);
-    return { success: false, statusCode: null, durationMs, errorMessage: message, bodyExcerpt: null };
+    return {
+      success: false,
+      statusCode: null,
+      durationMs,
+      errorMessage: message,
+      bodyExcerpt: null,
+      requestHeaders,
+    };
   } finally {
     clearTimeout(timer);
   }

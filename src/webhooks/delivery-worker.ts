@@ -225,6 +225,7 @@ export class DeliveryWorker {
           durationMs: 0,
           errorMessage: 'Internal error: the attempt could not be made',
           bodyExcerpt: null,
+          requestHeaders: null,
         };
       }
       this.inFlight -= 1;

@@ -8,6 +8,7 @@ import { locationsWithoutDeviceFk } from './0007-locations-without-device-fk.ts'
 import { shardedUsageCounters } from './0008-sharded-usage-counters.ts';
 import { workflows } from './0009-workflows.ts';
 import { presenceAndFenceRules } from './0010-presence-and-fence-rules.ts';
+import { deliveryPortal } from './0011-delivery-portal.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   shardedUsageCounters,
   workflows,
   presenceAndFenceRules,
+  deliveryPortal,
 ];

@@ -5,6 +5,8 @@
  */
 import { DEFAULT_PLANS } from '../../billing/plans.ts';
 import { EXAMPLE_POLYGON } from '../../geofences/geofences.schemas.ts';
+import { USER_AGENT } from '../../webhooks/delivery-sender.ts';
+import { signBody } from '../../webhooks/signature.ts';
 
 export const ids = {
   user: '0197a0c2-3b10-7c41-8d2e-5f6a7b8c9d01',
@@ -257,6 +259,39 @@ export const delivery = {
   next_retry_at: null,
 };
 
+/** The body the example delivery sends (seed §6.3), signed below with the example secret. */
+export const deliveryBody = JSON.stringify({
+  id: ids.delivery,
+  event: 'geofence.enter',
+  timestamp: FIX_TIME,
+  data: {
+    event_id: event.event_id,
+    user_id: event.user_id,
+    device_id: ids.device,
+    geofence_id: ids.geofence,
+    geofence_name: event.geofence_name,
+    event_type: 'enter',
+    point,
+    metadata: event.metadata,
+  },
+});
+
+function sentHeaders(attempt: number): Record<string, string> {
+  const signature = signBody(deliveryBody, webhookSecret.secret);
+  return {
+    'X-Team': 'dispatch',
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-svc-signature': signature,
+    'x-svc-event-id': event.event_id,
+    'x-idempotency-key': ids.delivery,
+    'x-svc-attempt': String(attempt),
+    'x-geofencing-service-signature': signature,
+    'x-geofencing-service-event-id': event.event_id,
+    'x-geofencing-service-attempt': String(attempt),
+  };
+}
+
 export const attempts = [
   {
     n: 1,
@@ -265,6 +300,7 @@ export const attempts = [
     response_status_code: null,
     error_message: 'Timed out after 30 s',
     response_body_excerpt: null,
+    request_headers: sentHeaders(1),
   },
   {
     n: 2,
@@ -273,6 +309,7 @@ export const attempts = [
     response_status_code: 200,
     error_message: null,
     response_body_excerpt: '{"ok":true}',
+    request_headers: sentHeaders(2),
   },
 ];
 

@@ -1,6 +1,15 @@
 /** Examples of /webhooks, their deliveries and the dead-letter queue (contract §5). */
 import type { OperationExamples } from './operation-example.ts';
-import { attempts, deadLetter, delivery, ids, listOf, webhook, webhookSecret } from './records.ts';
+import {
+  attempts,
+  deadLetter,
+  delivery,
+  deliveryBody,
+  ids,
+  listOf,
+  webhook,
+  webhookSecret,
+} from './records.ts';
 
 export const webhookExamples: OperationExamples = {
   'POST /api/v1/webhooks': {
@@ -24,8 +33,14 @@ export const webhookExamples: OperationExamples = {
   'POST /api/v1/webhooks/{webhook_id}/rotate-secret': {
     responses: { 200: { secret: 'whsec_Zk8+Qm2LxR5nV0bW7cT4yH1p' } },
   },
+  'GET /api/v1/webhooks/deliveries': { responses: { 200: listOf(delivery) } },
   'GET /api/v1/webhooks/{webhook_id}/deliveries': { responses: { 200: listOf(delivery) } },
-  'GET /api/v1/webhooks/deliveries/{delivery_id}': { responses: { 200: { ...delivery, attempts } } },
+  'GET /api/v1/webhooks/deliveries/{delivery_id}': {
+    responses: { 200: { ...delivery, request_body: deliveryBody, attempts } },
+  },
+  'POST /api/v1/webhooks/deliveries/{delivery_id}/retry': {
+    responses: { 202: { delivery_id: '0197a0c2-3b1e-772f-8b0c-91a1b1c1d1e1', status: 'pending' } },
+  },
   'POST /api/v1/webhooks/{webhook_id}/test': { responses: { 202: { delivery_id: ids.delivery } } },
   'GET /api/v1/webhooks/dlq': { responses: { 200: listOf(deadLetter) } },
   'GET /api/v1/webhooks/dlq/stats': {
@@ -40,5 +55,20 @@ export const webhookExamples: OperationExamples = {
   },
   'POST /api/v1/webhooks/dlq/{dlq_id}/retry': {
     responses: { 202: { delivery_id: ids.delivery, status: 'pending' } },
+  },
+  'POST /api/v1/webhooks/dlq/retry': {
+    request: { dlq_ids: [ids.deadLetter, '0197a0c2-3b1c-750d-89ea-718191a1b1c2'] },
+    responses: {
+      202: {
+        retried: [{ dlq_id: ids.deadLetter, delivery_id: '0197a0c2-3b1e-772f-8b0c-91a1b1c1d1e1' }],
+        failed: [
+          {
+            dlq_id: '0197a0c2-3b1c-750d-89ea-718191a1b1c2',
+            error_code: 'NOT_FOUND',
+            detail: 'Dead-letter entry not found',
+          },
+        ],
+      },
+    },
   },
 };
