@@ -4579,7 +4579,7 @@ export interface paths {
   "/api/v1/events": {
     /**
      * Geofence events, newest first
-     * @description Ordered by `occurred_at` (the location timestamp), newest first; `from`/`to` are inclusive.
+     * @description Ordered by `occurred_at` (the location timestamp), newest first; `from`/`to` are inclusive (`from` after `to` → 422 `value_error` at `["query", "from"]`).
      */
     get: {
       parameters: {
@@ -6057,8 +6057,108 @@ export interface paths {
       };
     };
   };
+  "/api/v1/webhooks/deliveries": {
+    /**
+     * The workspace's deliveries across all webhooks, newest first
+     * @description The delivery log of every webhook of the workspace (deliveries of deleted webhooks included, with `webhook_id` null). Filters are optional and combine with AND; `from`/`to` bound `created_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`). Newest first (`created_at`, then id).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items to skip, 0..1,000,000 (default 0) */
+          offset?: number;
+          /** @description Page size, 1..200 (default 50) */
+          limit?: number;
+          /** @description Only deliveries of this webhook (one not in the workspace matches nothing) */
+          webhook_id?: string;
+          /** @description Only deliveries in this state */
+          status?: "pending" | "success" | "failed";
+          /** @description Only deliveries of this event type */
+          event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
+          /** @description Only deliveries whose last attempt got an HTTP status of this class (`2xx`…`5xx`), or `none`: an attempt was made and the last one got no HTTP response (timeout, network error, connection refused, private target refused). Deliveries not attempted yet match no class. */
+          status_class?: "2xx" | "3xx" | "4xx" | "5xx" | "none";
+          /** @description created_at ≥ from (inclusive) */
+          from?: string;
+          /** @description created_at ≤ to (inclusive) */
+          to?: string;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["DeliveryList"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/api/v1/webhooks/{webhook_id}/deliveries": {
-    /** A webhook's deliveries, newest first */
+    /**
+     * A webhook's deliveries, newest first
+     * @description Filters are optional and combine with AND; `from`/`to` bound `created_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`). Newest first (`created_at`, then id).
+     */
     get: {
       parameters: {
         query?: {
@@ -6068,6 +6168,14 @@ export interface paths {
           limit?: number;
           /** @description Only deliveries in this state */
           status?: "pending" | "success" | "failed";
+          /** @description Only deliveries of this event type */
+          event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
+          /** @description Only deliveries whose last attempt got an HTTP status of this class (`2xx`…`5xx`), or `none`: an attempt was made and the last one got no HTTP response (timeout, network error, connection refused, private target refused). Deliveries not attempted yet match no class. */
+          status_class?: "2xx" | "3xx" | "4xx" | "5xx" | "none";
+          /** @description created_at ≥ from (inclusive) */
+          from?: string;
+          /** @description created_at ≤ to (inclusive) */
+          to?: string;
         };
         path: {
           webhook_id: string;
@@ -6156,7 +6264,10 @@ export interface paths {
     };
   };
   "/api/v1/webhooks/deliveries/{delivery_id}": {
-    /** A delivery with its attempts */
+    /**
+     * A delivery with its request and attempts
+     * @description The record, `request_body` (the bytes every attempt sends) and each attempt with the headers it was sent with (`request_headers`, secret-looking custom header values masked) and the receiver's status and first 1 KiB of its answer.
+     */
     get: {
       parameters: {
         path: {
@@ -6199,6 +6310,110 @@ export interface paths {
         };
         /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
         404: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/webhooks/deliveries/{delivery_id}/retry": {
+    /**
+     * Retry a delivery now
+     * @description A `pending` delivery waiting for its next attempt becomes due now (`next_retry_at` = now; the attempt counter goes on, the rate limit still applies) → 202 with the same `delivery_id`. A `failed` (dead-lettered) delivery is retried exactly as POST /webhooks/dlq/{dlq_id}/retry does → 202 with the NEW `delivery_id`. 409 `CONFLICT` for a delivery that succeeded, or one being attempted at this moment (wait for its outcome). 404 for a failed delivery whose webhook was deleted.
+     */
+    post: {
+      parameters: {
+        path: {
+          delivery_id: string;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["DeliveryRetryAccepted"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+        404: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflict */
+        409: {
           headers: {
             "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
             "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6342,7 +6557,10 @@ export interface paths {
     };
   };
   "/api/v1/webhooks/dlq": {
-    /** Dead-letter entries, newest first */
+    /**
+     * Dead-letter entries, newest first
+     * @description Newest first (`queued_at`, then id). Filters are optional and combine with AND; `from`/`to` bound `queued_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`).
+     */
     get: {
       parameters: {
         query?: {
@@ -6352,6 +6570,14 @@ export interface paths {
           limit?: number;
           /** @description Only entries that were (not) retried */
           requeued?: boolean;
+          /** @description Only entries of this webhook */
+          webhook_id?: string;
+          /** @description Only entries of this event type */
+          event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
+          /** @description queued_at ≥ from (inclusive) */
+          from?: string;
+          /** @description queued_at ≤ to (inclusive) */
+          to?: string;
         };
       };
       responses: {
@@ -6519,12 +6745,7 @@ export interface paths {
             "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           };
           content: {
-            "application/json": {
-              /** @description UUID (version 7) */
-              delivery_id: string;
-              /** @enum {string} */
-              status: "pending";
-            };
+            "application/json": components["schemas"]["DeliveryRetryAccepted"];
           };
         };
         /** @description Missing, invalid or expired credentials */
@@ -6551,6 +6772,129 @@ export interface paths {
         };
         /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
         404: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/webhooks/dlq/retry": {
+    /**
+     * Retry many dead-lettered deliveries
+     * @description Each id is handled exactly as POST /webhooks/dlq/{dlq_id}/retry would handle it: retried (a new delivery, the entry marked requeued; an entry already requeued is retried again) or reported in `failed` with the error code and detail that retry would answer (`NOT_FOUND` for an unknown id, another workspace's, or an entry whose webhook was deleted). All ids are handled in one transaction: an unexpected failure (500) retries none. 1..100 distinct ids, else 422.
+     */
+    post: {
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *   "dlq_ids": [
+           *     "0197a0c2-3b1c-750d-89ea-718191a1b1c1",
+           *     "0197a0c2-3b1c-750d-89ea-718191a1b1c2"
+           *   ]
+           * }
+           */
+          "application/json": components["schemas"]["DeadLetterBulkRetryRequest"];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["DeadLetterBulkRetryResult"];
+          };
+        };
+        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+        400: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request body larger than 1 MiB */
+        413: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Content-Type other than application/json */
+        415: {
           headers: {
             "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
             "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9060,6 +9404,8 @@ export interface components {
        * @description ISO 8601 UTC timestamp
        */
       next_retry_at: string | null;
+      /** @description The exact body every attempt sends (the bytes signed by `X-SVC-Signature`); null for a GET delivery, which sends none (its signature is that of the empty body) */
+      request_body: string | null;
       attempts: components["schemas"]["WebhookAttempt"][];
     };
     WebhookAttempt: {
@@ -9075,6 +9421,17 @@ export interface components {
       error_message: string | null;
       /** @description At most the first 1 KiB of the response body */
       response_body_excerpt: string | null;
+      /** @description The headers this attempt was sent with, in the order sent: ours (`Content-Type`, `User-Agent`, `X-SVC-Signature`, `X-SVC-Event-ID`, `X-Idempotency-Key`, `X-SVC-Attempt` and the legacy duplicates) and the webhook's custom headers, except that a custom header whose name contains `auth`, `token`, `key`, `secret`, `passw`, `cookie`, `credential`, `session` or `signature` (any case) shows `•••` instead of its value. The HTTP client adds `Host`, `Content-Length` and `Connection`, not listed. Null for attempts recorded before headers were kept, and for an attempt that could not be built (e.g. its secret could not be opened). */
+      request_headers: {
+        [key: string]: string;
+      } | null;
+    };
+    /** @description A retry was queued */
+    DeliveryRetryAccepted: {
+      /** @description The delivery that will be attempted (UUID) */
+      delivery_id: string;
+      /** @enum {string} */
+      status: "pending";
     };
     DeadLetterEntryList: {
       results: components["schemas"]["DeadLetterEntry"][];
@@ -9120,6 +9477,27 @@ export interface components {
           webhook_name: string;
           count: number;
         })[];
+    };
+    /** @description Dead-letter entries to retry */
+    DeadLetterBulkRetryRequest: {
+      /** @description 1..100 distinct dead-letter entry ids */
+      dlq_ids: string[];
+    };
+    /** @description The outcome of each id of a bulk dead-letter retry */
+    DeadLetterBulkRetryResult: {
+      /** @description Entries retried, in request order */
+      retried: {
+          dlq_id: string;
+          /** @description The new delivery (UUID) */
+          delivery_id: string;
+        }[];
+      /** @description Entries not retried, in request order, with the single retry's error */
+      failed: {
+          dlq_id: string;
+          /** @description As the single retry would answer, e.g. `NOT_FOUND` */
+          error_code: string;
+          detail: string;
+        }[];
     };
     WorkflowTrigger: {
       /**

@@ -10,22 +10,9 @@ export type DeliveryEventType = Delivery['event_type'];
 export type DeadLetter = Schemas['DeadLetterEntry'];
 export type DeadLetterStats = Schemas['DeadLetterStats'];
 
-export interface Attempt {
-  n: number;
-  started_at: string;
-  duration_ms: number;
-  response_status_code: number | null;
-  error_message: string | null;
-  response_body_excerpt: string | null;
-  request_headers: Record<string, string> | null;
-}
-
-export type DeliveryDetail = Delivery & { request_body: string | null; attempts: Attempt[] };
-
-export interface BulkRetryAnswer {
-  retried: Array<{ dlq_id: string; delivery_id: string }>;
-  failed: Array<{ dlq_id: string; error_code: string; detail: string }>;
-}
+export type Attempt = Schemas['WebhookAttempt'];
+export type DeliveryDetail = Schemas['DeliveryDetail'];
+export type BulkRetryAnswer = Schemas['DeadLetterBulkRetryResult'];
 
 export const METHODS: readonly WebhookMethod[] = ['POST', 'PUT', 'PATCH', 'GET'];
 export const SUBSCRIBABLE: readonly SubscribableEvent[] = [
