@@ -114,6 +114,10 @@ export function Select({
         onChange={(e) => onChange(e.target.value || null)}
       >
         <option value="">{any}</option>
+        {/* A value from the URL not among the options (yet): shown as it is, so the filter is visible. */}
+        {value !== null && !options.some(([v]) => v === value) ? (
+          <option value={value}>{value}</option>
+        ) : null}
         {options.map(([v, text]) => (
           <option key={v} value={v}>
             {text}

@@ -154,7 +154,7 @@ function AttemptItem({ attempt: a, delivery }: { attempt: Attempt; delivery: Del
       {a.response_body_excerpt ? (
         <div className="excerpt">
           <h4>Response body (excerpt)</h4>
-          <pre>{a.response_body_excerpt}</pre>
+          <Scroll label={`Response body of attempt ${a.n}`}>{a.response_body_excerpt}</Scroll>
         </div>
       ) : null}
       <details>
@@ -181,10 +181,20 @@ function AttemptItem({ attempt: a, delivery }: { attempt: Attempt; delivery: Del
         {delivery.request_body === null ? (
           <p>No body (or not recorded).</p>
         ) : (
-          <pre>{formatBody(delivery.request_body)}</pre>
+          <Scroll label={`Request body of attempt ${a.n}`}>{formatBody(delivery.request_body)}</Scroll>
         )}
       </details>
     </li>
+  );
+}
+
+/** A long text that scrolls: a focusable region, so a keyboard can scroll it too. */
+function Scroll({ label, children }: { label: string; children: string }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard
+    <section tabIndex={0} aria-label={label} className="scroll-box">
+      <pre>{children}</pre>
+    </section>
   );
 }
 
