@@ -380,6 +380,13 @@ describe('dashboard: webhooks, deliveries and dead letters', () => {
       await axe(page);
       await screenshot(page, 'webhooks-delivery-timeline');
 
+      // "Retry now" on the failed delivery: a new delivery with the same payload, which succeeds.
+      await page.getByRole('button', { name: 'Retry now' }).click();
+      await page.getByRole('status').filter({ hasText: 'Retry queued as a new delivery' }).waitFor();
+      await page.getByRole('link', { name: 'Follow the new delivery' }).click();
+      await page.locator('.page-head .badge-success').waitFor({ timeout: 15_000 });
+      await page.getByRole('heading', { name: 'Attempt 1 HTTP 204' }).waitFor();
+
       // The webhook's own page lists its deliveries too; then it is deleted.
       await page.getByRole('link', { name: 'Dispatch' }).first().click();
       await page.getByRole('heading', { level: 1, name: 'Dispatch' }).waitFor();

@@ -20,6 +20,8 @@ export function DeliveryPage({ id }: { id: string }) {
   const delivery = useResource((signal) => getDelivery(id, signal), id);
   const names = useWebhookNames();
   const [message, setMessage] = useState<string | null>(null);
+  /** A failed delivery is retried as a new one (through its dead-letter entry): its id. */
+  const [retriedAs, setRetriedAs] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const d = delivery.data;
@@ -38,8 +40,14 @@ export function DeliveryPage({ id }: { id: string }) {
     setBusy(false);
     if (data) {
       setError(null);
-      setMessage('Retry queued: the next attempt starts now.');
-      reload();
+      if (data.delivery_id === id) {
+        setMessage('Retry queued: the next attempt starts now.');
+        reload();
+      } else {
+        setMessage('Retry queued as a new delivery with the same payload.');
+        setRetriedAs(data.delivery_id);
+        reload();
+      }
     } else {
       setMessage(null);
       setError(errorMessage(failure));
@@ -107,7 +115,10 @@ export function DeliveryPage({ id }: { id: string }) {
           </button>
         </div>
       )}
-      <p role="status">{message ?? ''}</p>
+      <p role="status">
+        {message ?? ''}{' '}
+        {retriedAs ? <Link href={`/webhooks/deliveries/${retriedAs}`}>Follow the new delivery</Link> : null}
+      </p>
       <Notice kind="error">{error}</Notice>
       <section aria-labelledby="attempts-title">
         <h2 id="attempts-title">Attempts</h2>
