@@ -111,7 +111,13 @@ describe('scope matrix derived from the OpenAPI document', () => {
       operations.some((op) => op.label === 'POST /api/v1/account/api-keys'),
       'API-key management is among the scoped operations',
     );
-    for (const label of ['POST /api/v1/geofences/batch', 'GET /api/v1/geofences/export']) {
+    for (const label of [
+      'POST /api/v1/geofences/batch',
+      'GET /api/v1/geofences/export',
+      'GET /api/v1/webhooks/deliveries',
+      'POST /api/v1/webhooks/deliveries/{delivery_id}/retry',
+      'POST /api/v1/webhooks/dlq/retry',
+    ]) {
       assert.ok(
         operations.some((op) => op.label === label),
         `${label} is among the scoped operations`,

@@ -164,6 +164,7 @@ export interface AttemptOut {
   response_status_code: number | null;
   error_message: string | null;
   response_body_excerpt: string | null;
+  request_headers: Record<string, string> | null;
 }
 
 export interface DeadLetterOut {
@@ -238,7 +239,7 @@ export async function createWebhook(h: DeliveryHarness, body: Record<string, unk
 export async function getDelivery(
   h: DeliveryHarness,
   id: string,
-): Promise<DeliveryOut & { attempts: AttemptOut[] }> {
+): Promise<DeliveryOut & { request_body: string | null; attempts: AttemptOut[] }> {
   return expectStatus(await call(h.t, `/webhooks/deliveries/${id}`, { token: h.token }), 200, 'get delivery');
 }
 
@@ -255,6 +256,24 @@ export async function listDeliveries(
     200,
     'list deliveries',
   );
+}
+
+/** GET /webhooks/deliveries (every webhook of the workspace) with `query`. */
+export async function listAllDeliveries(
+  h: DeliveryHarness,
+  query: Record<string, string> = {},
+): Promise<{ results: DeliveryOut[]; pagination: { total: number; has_more: boolean } }> {
+  return expectStatus(
+    await call(h.t, '/webhooks/deliveries', { token: h.token, query: { limit: '200', ...query } }),
+    200,
+    'list all deliveries',
+  );
+}
+
+/** POST /webhooks/{id}/test: the new delivery's id. */
+export async function sendTest(h: DeliveryHarness, webhookId: string): Promise<string> {
+  const res = await call(h.t, `/webhooks/${webhookId}/test`, { token: h.token, method: 'POST' });
+  return expectStatus<{ delivery_id: string }>(res, 202, 'test delivery').delivery_id;
 }
 
 /** A circle geofence around (lng, lat) and a device; `step(inside)` posts a location in or out of it. */

@@ -246,6 +246,8 @@ describe('tenant isolation: every route with an id answers 404 for another works
       'GET /api/v1/geofences/{geofence_id}',
       'PATCH /api/v1/geofences/{geofence_id}',
       'DELETE /api/v1/geofences/{geofence_id}',
+      'POST /api/v1/webhooks/deliveries/{delivery_id}/retry',
+      'POST /api/v1/webhooks/dlq/{dlq_id}/retry',
     ]) {
       assert.ok(labels.includes(known), `the document lists ${known}`);
     }
@@ -351,6 +353,60 @@ describe('tenant isolation: every route with an id answers 404 for another works
       [[bGeofence.id, 'B fence']],
       'B’s export: its one geofence, as it was',
     );
+  });
+
+  test('the delivery log, the dead-letter list and bulk retry (no id in their path) see the caller’s workspace only', async () => {
+    const bLogIds = async () =>
+      expectStatus<Page<{ id: string }>>(
+        await call(t, '/webhooks/deliveries', { token: b.tokens.access_token }),
+        200,
+      ).results.map((d) => d.id);
+    const bLogBefore = await bLogIds();
+    assert.ok(bLogBefore.includes(bIds.delivery_id ?? ''), 'B’s log lists B’s delivery');
+    for (const credentials of [{ token: a.tokens.access_token }, { apiKey: aKey.key }]) {
+      const all = expectStatus<Page<{ id: string }>>(
+        await call(t, '/webhooks/deliveries', credentials),
+        200,
+        'A’s delivery log',
+      );
+      assert.ok(!all.results.some((d) => d.id === bIds.delivery_id), 'B’s delivery is not in A’s log');
+      const named = expectStatus<Page<unknown>>(
+        await call(t, '/webhooks/deliveries', {
+          ...credentials,
+          query: { webhook_id: bIds.webhook_id ?? '' },
+        }),
+        200,
+      );
+      assert.equal(named.pagination.total, 0, 'naming B’s webhook matches nothing');
+      const dlq = expectStatus<Page<unknown>>(
+        await call(t, '/webhooks/dlq', { ...credentials, query: { webhook_id: bIds.webhook_id ?? '' } }),
+        200,
+      );
+      assert.equal(dlq.pagination.total, 0, 'nor in the dead-letter list');
+      const bulk = expectStatus<{
+        retried: unknown[];
+        failed: Array<{ dlq_id: string; error_code: string }>;
+      }>(
+        await call(t, '/webhooks/dlq/retry', { ...credentials, body: { dlq_ids: [bIds.dlq_id] } }),
+        202,
+        'A’s bulk retry naming B’s entry',
+      );
+      assert.deepEqual(bulk.retried, []);
+      assert.deepEqual(
+        bulk.failed.map((f) => [f.dlq_id, f.error_code]),
+        [[bIds.dlq_id, 'NOT_FOUND']],
+      );
+    }
+    const bEntries = expectStatus<Page<{ dlq_id: string; requeued: boolean }>>(
+      await call(t, '/webhooks/dlq', { token: b.tokens.access_token }),
+      200,
+    );
+    assert.deepEqual(
+      bEntries.results.map((e) => [e.dlq_id, e.requeued]),
+      [[bIds.dlq_id, false]],
+      'B’s entry was not retried',
+    );
+    assert.deepEqual(await bLogIds(), bLogBefore, 'B’s log: no retry added');
   });
 
   test('nothing of B changed after A’s attempts', async () => {
