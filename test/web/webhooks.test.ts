@@ -393,7 +393,7 @@ describe('dashboard: webhooks, deliveries and dead letters', () => {
       const own = page.getByRole('table', { name: "This webhook's deliveries, newest first" });
       await own.locator('tbody tr').first().waitFor();
       await axe(page);
-      await screenshot(page, 'webhooks-webhook-page');
+      await screenshot(page, 'webhooks-webhook-page', own);
       await page.getByRole('button', { name: 'Delete webhook' }).click();
       await page
         .getByRole('group', { name: /Delete “Dispatch”\?/ })
