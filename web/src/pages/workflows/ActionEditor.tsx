@@ -49,7 +49,7 @@ export function ActionEditor({
       ) : null}
       {spec.fields.map((field) => {
         const value = action.values[field.name] ?? '';
-        const problem = problems[`config.${field.name}`];
+        const problem = fieldProblem(problems, field.name);
         if (field.kind === 'secret')
           return (
             <SecretField
@@ -110,6 +110,14 @@ export function ActionEditor({
       </div>
     </fieldset>
   );
+}
+
+/** The problems of one field, including those of its items (`config.to.1` of an e-mail list). */
+function fieldProblem(problems: FieldProblems, name: string): string | undefined {
+  const found = Object.entries(problems)
+    .filter(([key]) => key === `config.${name}` || key.startsWith(`config.${name}.`))
+    .map(([, message]) => message);
+  return found.length > 0 ? found.join('; ') : undefined;
 }
 
 /** Problems of this action that name no field of its form (e.g. an unknown property). */
