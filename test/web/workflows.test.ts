@@ -275,9 +275,15 @@ describe('dashboard: workflows', () => {
       await row.getByRole('link', { name: 'Depot alerts', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Depot alerts' }).waitFor();
       await page.getByLabel('Name', { exact: true }).fill('Depot alerts (day)');
-      const patch = page.waitForRequest((r) => r.method() === 'PATCH');
+      // What the page sends, read where the request leaves it (its body is a stream to DevTools).
+      let sentBody: string | null = null;
+      await page.route(`**/api/v1/workflows/${workflowId}`, async (route) => {
+        if (route.request().method() === 'PATCH') sentBody = route.request().postData();
+        await route.continue();
+      });
       await page.getByRole('button', { name: 'Save changes' }).click();
-      const sent = (await patch).postDataJSON() as { actions: Array<{ config: Record<string, unknown> }> };
+      await page.getByRole('status').filter({ hasText: 'Workflow saved.' }).waitFor();
+      const sent = JSON.parse(sentBody ?? 'null') as { actions: Array<{ config: Record<string, unknown> }> };
       assert.equal(sent.actions[0]?.config.webhook_url, undefined, 'an unchanged secret is not sent back');
       await page.getByRole('heading', { level: 1, name: 'Depot alerts (day)' }).waitFor();
       chat.reset();
