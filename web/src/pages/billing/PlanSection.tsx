@@ -37,7 +37,7 @@ export function PlanSection({
           <span className="badge badge-success">{subscription.status}</span>
         </p>
         <p>
-          {current ? formatPrice(current.price_cents_per_month) : null}
+          {current ? `Price: ${formatPrice(current.price_cents_per_month)}` : null}
           {current?.overage_cents_per_1000_events != null
             ? `, plus ${formatCents(current.overage_cents_per_1000_events)} per started 1,000 events over the quota`
             : null}
