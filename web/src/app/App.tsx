@@ -15,6 +15,14 @@ import { Shell } from './Shell.tsx';
 const GeofencesPage = lazy(() => import('../pages/geofences/GeofencesPage.tsx'));
 const DevicesPage = lazy(() => import('../pages/devices/DevicesPage.tsx'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.tsx'));
+// Each area of the dashboard is its own chunk and picks its own sub-pages from the path.
+const WebhooksArea = lazy(() => import('../pages/webhooks/WebhooksArea.tsx'));
+const WorkflowsArea = lazy(() => import('../pages/workflows/WorkflowsArea.tsx'));
+const TeamPage = lazy(() => import('../pages/team/TeamPage.tsx'));
+const WorkspaceSettingsPage = lazy(() => import('../pages/settings/WorkspaceSettingsPage.tsx'));
+const AccountPage = lazy(() => import('../pages/account/AccountPage.tsx'));
+const NotificationsPage = lazy(() => import('../pages/notifications/NotificationsPage.tsx'));
+const BillingPage = lazy(() => import('../pages/billing/BillingPage.tsx'));
 
 const TITLES: Record<string, string> = {
   '/login': 'Sign in',
@@ -27,7 +35,24 @@ const TITLES: Record<string, string> = {
   '/devices': 'Devices',
   '/events': 'Events',
   '/api-keys': 'API keys',
+  '/webhooks': 'Webhooks',
+  '/webhooks/deliveries': 'Deliveries',
+  '/webhooks/dead-letters': 'Dead letters',
+  '/workflows': 'Workflows',
+  '/team': 'Team',
+  '/settings': 'Workspace settings',
+  '/account': 'Account',
+  '/notifications': 'Notifications',
+  '/billing': 'Plan and usage',
 };
+
+/** The title of the longest known path that starts the address (`/webhooks/abc` → Webhooks). */
+function titleOf(path: string): string {
+  let best = '';
+  for (const known of Object.keys(TITLES))
+    if ((path === known || path.startsWith(`${known}/`)) && known.length > best.length) best = known;
+  return TITLES[best] ?? 'Dashboard';
+}
 
 function useSignedIn(): boolean {
   return useSyncExternalStore(onSessionChange, isSignedIn);
@@ -40,7 +65,7 @@ export function App() {
   const next = safeNext(query.get('next'));
 
   useEffect(() => {
-    document.title = `${TITLES[path] ?? 'Dashboard'} · Geofence`;
+    document.title = `${titleOf(path)} · Geofence`;
   }, [path]);
 
   switch (path) {
@@ -70,6 +95,13 @@ function page(path: string) {
   if (path.startsWith('/devices')) return <DevicesPage />;
   if (path.startsWith('/events')) return <EventsPage />;
   if (path.startsWith('/api-keys')) return <ApiKeysPage />;
+  if (path.startsWith('/webhooks')) return <WebhooksArea />;
+  if (path.startsWith('/workflows')) return <WorkflowsArea />;
+  if (path.startsWith('/team')) return <TeamPage />;
+  if (path.startsWith('/settings')) return <WorkspaceSettingsPage />;
+  if (path.startsWith('/account')) return <AccountPage />;
+  if (path.startsWith('/notifications')) return <NotificationsPage />;
+  if (path.startsWith('/billing')) return <BillingPage />;
   if (path === '/') return <Redirect to="/geofences" />;
   return (
     <main id="main" className="page">

@@ -2,12 +2,18 @@
 import { type ChangeEvent, type ReactNode, useState } from 'react';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { Link } from './Link.tsx';
+import { NotificationsBell } from './NotificationsBell.tsx';
 import { navigate, useLocation } from './router.ts';
 
 export const NAV = [
   { href: '/geofences', label: 'Geofences' },
   { href: '/devices', label: 'Devices' },
   { href: '/events', label: 'Events' },
+  { href: '/webhooks', label: 'Webhooks' },
+  { href: '/workflows', label: 'Workflows' },
+  { href: '/team', label: 'Team' },
+  { href: '/billing', label: 'Plan & usage' },
+  { href: '/settings', label: 'Settings' },
   { href: '/api-keys', label: 'API keys' },
 ] as const;
 
@@ -51,9 +57,15 @@ export function Shell({ children }: { children: ReactNode }) {
               </select>
             </label>
           ) : null}
-          <span className="who" title={me?.email}>
+          <NotificationsBell />
+          <Link
+            href="/account"
+            className="who"
+            title={`Account settings of ${me?.email ?? ''}`}
+            aria-current={path === '/account' ? 'page' : undefined}
+          >
             {me?.name ?? me?.email}
-          </span>
+          </Link>
           <button
             type="button"
             onClick={() => {

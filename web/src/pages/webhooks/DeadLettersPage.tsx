@@ -1,0 +1,304 @@
+/**
+ * /webhooks/dead-letters: deliveries whose every attempt failed. Filtered in the URL; one entry or
+ * a selection is retried (a new delivery with the same payload), the selection in chunks with
+ * progress, then the list and the totals are loaded again.
+ */
+import { useId, useMemo, useState } from 'react';
+import { api, errorMessage } from '../../api/client.ts';
+import { Link } from '../../app/Link.tsx';
+import { setQuery, useLocation } from '../../app/router.ts';
+import { formatTime } from '../../ui/format.ts';
+import { Notice } from '../../ui/forms.tsx';
+import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { useResource } from '../../ui/useResource.ts';
+import { type BulkProgress, retryInChunks } from './bulkRetry.ts';
+import { DeadLetterStats } from './DeadLetterStats.tsx';
+import { Select, TimeRange } from './DeliveryFilterForm.tsx';
+import { activeCount, type DeadLetterFilters, readDeadLetterFilters } from './filters.ts';
+import { type DeadLetter, EVENT_TYPES } from './types.ts';
+import { useWebhookNames } from './useWebhookNames.ts';
+import { listDeadLetters } from './webhooksApi.ts';
+
+type Change = Partial<Record<keyof DeadLetterFilters, string | null>>;
+
+export function DeadLettersPage() {
+  const { query } = useLocation();
+  const queryText = query.toString();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the filters change when the query text does
+  const filters = useMemo(() => readDeadLetterFilters(query), [queryText]);
+  const offset = offsetOf(query);
+  const names = useWebhookNames();
+  const [generation, setGeneration] = useState(0);
+  const list = useResource(
+    (signal) => listDeadLetters(filters, offset, signal),
+    `${JSON.stringify(filters)}:${offset}:${generation}`,
+  );
+  const stats = useResource(
+    (signal) => api.GET('/api/v1/webhooks/dlq/stats', { signal }),
+    String(generation),
+  );
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [progress, setProgress] = useState<BulkProgress | null>(null);
+  const [running, setRunning] = useState(false);
+  const [single, setSingle] = useState<{ entry: DeadLetter; deliveryId: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const refresh = (): void => {
+    setSelected(new Set());
+    setGeneration((n) => n + 1);
+  };
+  const change = (values: Change): void => {
+    setSelected(new Set());
+    setQuery({ ...values, offset: null });
+  };
+
+  const rows = list.data?.results ?? [];
+  const selectable = rows.filter((r) => !r.requeued);
+  const allSelected = selectable.length > 0 && selectable.every((r) => selected.has(r.dlq_id));
+
+  const retryOne = async (entry: DeadLetter): Promise<void> => {
+    const { data, error: failure } = await api.POST('/api/v1/webhooks/dlq/{dlq_id}/retry', {
+      params: { path: { dlq_id: entry.dlq_id } },
+    });
+    if (data) {
+      setError(null);
+      setSingle({ entry, deliveryId: data.delivery_id });
+      refresh();
+    } else setError(errorMessage(failure));
+  };
+
+  const retrySelected = async (): Promise<void> => {
+    const ids = rows.filter((r) => selected.has(r.dlq_id)).map((r) => r.dlq_id);
+    if (ids.length === 0) return;
+    setRunning(true);
+    setSingle(null);
+    setError(null);
+    try {
+      await retryInChunks(ids, setProgress);
+    } finally {
+      setRunning(false);
+      refresh();
+    }
+  };
+
+  return (
+    <>
+      <h1>Dead letters</h1>
+      <p className="lead">
+        Deliveries that failed every attempt. A retry sends the same payload again as a new delivery.
+      </p>
+      {stats.data ? <DeadLetterStats stats={stats.data} /> : null}
+      <Notice kind="error">{stats.error}</Notice>
+      <DeadLetterFilterForm filters={filters} onChange={change} names={names} />
+      <div className="bulk-bar">
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={allSelected}
+            disabled={selectable.length === 0 || running}
+            onChange={(event) =>
+              setSelected(event.target.checked ? new Set(selectable.map((r) => r.dlq_id)) : new Set())
+            }
+          />{' '}
+          Select all on this page
+        </label>
+        <button
+          type="button"
+          className="primary"
+          disabled={selected.size === 0 || running}
+          onClick={() => void retrySelected()}
+        >
+          Retry selected{selected.size > 0 ? ` (${selected.size})` : ''}
+        </button>
+        <button type="button" onClick={refresh} disabled={running}>
+          Refresh
+        </button>
+      </div>
+      <BulkReport progress={progress} running={running} />
+      {single ? (
+        <p className="notice notice-success" role="status">
+          Retry queued for the {single.entry.event_type} delivery to {single.entry.webhook.name}:{' '}
+          <Link href={`/webhooks/deliveries/${single.deliveryId}`}>follow the new delivery</Link>.
+        </p>
+      ) : null}
+      <Notice kind="error">{error ?? list.error}</Notice>
+      {list.data === null ? (
+        list.error ? null : (
+          <p role="status">Loading…</p>
+        )
+      ) : rows.length === 0 ? (
+        <p>No dead letters match these filters.</p>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="dlq-table">
+              <caption className="visually-hidden">Dead-letter entries, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span className="visually-hidden">Selected</span>
+                  </th>
+                  <th scope="col">Queued</th>
+                  <th scope="col">Webhook</th>
+                  <th scope="col">Event type</th>
+                  <th scope="col">Last error</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Retried</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((entry) => (
+                  <tr key={entry.dlq_id}>
+                    <td>
+                      {entry.requeued ? null : (
+                        <input
+                          type="checkbox"
+                          aria-label={`Select ${entry.event_type} to ${entry.webhook.name}, ${formatTime(entry.queued_at)}`}
+                          checked={selected.has(entry.dlq_id)}
+                          disabled={running}
+                          onChange={(event) =>
+                            setSelected((previous) => {
+                              const next = new Set(previous);
+                              if (event.target.checked) next.add(entry.dlq_id);
+                              else next.delete(entry.dlq_id);
+                              return next;
+                            })
+                          }
+                        />
+                      )}
+                    </td>
+                    <td>
+                      <Link href={`/webhooks/deliveries/${entry.delivery_id}`}>
+                        <time dateTime={entry.queued_at}>{formatTime(entry.queued_at)}</time>
+                      </Link>
+                    </td>
+                    <td>
+                      {entry.webhook.id ? (
+                        <Link href={`/webhooks/${entry.webhook.id}`}>{entry.webhook.name}</Link>
+                      ) : (
+                        `${entry.webhook.name} (deleted)`
+                      )}
+                    </td>
+                    <td>
+                      <code>{entry.event_type}</code>
+                    </td>
+                    <td className="error-cell">{entry.error_message}</td>
+                    <td className="num">{entry.retry_count + 1}</td>
+                    <td>{entry.requeued ? 'Yes' : 'No'}</td>
+                    <td>
+                      {entry.requeued ? null : (
+                        <button type="button" disabled={running} onClick={() => void retryOne(entry)}>
+                          Retry
+                          <span className="visually-hidden">
+                            {' '}
+                            {entry.event_type} to {entry.webhook.name}
+                          </span>
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager pagination={list.data.pagination} shown={rows.length} noun="dead letters" />
+        </>
+      )}
+    </>
+  );
+}
+
+function BulkReport({ progress, running }: { progress: BulkProgress | null; running: boolean }) {
+  const id = useId();
+  if (progress === null) return null;
+  return (
+    <section className="bulk-report" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Retry of {progress.total === 1 ? '1 entry' : `${progress.total} entries`}</h2>
+      <progress id={`${id}-bar`} value={progress.done} max={progress.total} aria-labelledby={`${id}-title`} />
+      <p role="status" aria-live="polite" data-testid="bulk-progress">
+        {progress.done} of {progress.total} queued
+        {!running ? `: done, ${progress.retried.length} retried, ${progress.failed.length} failed.` : '…'}
+      </p>
+      {!running && progress.retried.length + progress.failed.length > 0 ? (
+        <ul className="bulk-outcomes" aria-label="Outcome per entry">
+          {progress.retried.map((r) => (
+            <li key={r.dlq_id} className="outcome-ok">
+              Queued:{' '}
+              <Link href={`/webhooks/deliveries/${r.delivery_id}`}>
+                new delivery {r.delivery_id.slice(0, 8)}…
+              </Link>
+            </li>
+          ))}
+          {progress.failed.map((f) => (
+            <li key={f.dlq_id} className="outcome-failed">
+              Not retried ({f.dlq_id.slice(0, 8)}…): {f.detail} <code>{f.error_code}</code>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+function DeadLetterFilterForm({
+  filters,
+  onChange,
+  names,
+}: {
+  filters: DeadLetterFilters;
+  onChange(change: Change): void;
+  names: Map<string, { id: string; name: string }>;
+}) {
+  const id = useId();
+  const active = activeCount(filters);
+  const [open, setOpen] = useState(() => !window.matchMedia('(max-width: 48rem)').matches);
+  return (
+    <details className="filters-box" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>Filters{active > 0 ? ` (${active} active)` : ''}</summary>
+      <form className="filters" aria-label="Filter dead letters" onSubmit={(event) => event.preventDefault()}>
+        <Select
+          id={`${id}-webhook`}
+          label="Webhook"
+          value={filters.webhook}
+          any="Any webhook"
+          options={[...names.values()].map((w) => [w.id, w.name])}
+          onChange={(webhook) => onChange({ webhook })}
+        />
+        <Select
+          id={`${id}-type`}
+          label="Event type"
+          value={filters.event_type}
+          any="Any event type"
+          options={EVENT_TYPES.map((t) => [t, t])}
+          onChange={(event_type) => onChange({ event_type })}
+        />
+        <Select
+          id={`${id}-requeued`}
+          label="Retried"
+          value={filters.requeued}
+          any="Retried or not"
+          options={[
+            ['false', 'Not retried'],
+            ['true', 'Retried'],
+          ]}
+          onChange={(requeued) => onChange({ requeued })}
+        />
+        <TimeRange idPrefix={id} from={filters.from} to={filters.to} onChange={onChange} />
+        <div className="filters-actions">
+          <button
+            type="button"
+            disabled={active === 0}
+            onClick={() =>
+              onChange({ webhook: null, event_type: null, requeued: null, from: null, to: null })
+            }
+          >
+            Clear filters
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}

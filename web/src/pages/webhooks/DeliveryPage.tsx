@@ -1,0 +1,219 @@
+/**
+ * /webhooks/deliveries/{id}: one delivery and its attempts as a timeline (request headers and body,
+ * the receiver's answer or the error), with "Retry now". While the delivery is pending the page
+ * looks again every few seconds, so a retry's outcome shows without a reload.
+ */
+import { useEffect, useState } from 'react';
+import { errorMessage } from '../../api/client.ts';
+import { Link } from '../../app/Link.tsx';
+import { formatTime } from '../../ui/format.ts';
+import { Notice } from '../../ui/forms.tsx';
+import { useResource } from '../../ui/useResource.ts';
+import { formatDuration, StatusBadge } from './DeliveriesTable.tsx';
+import type { Attempt, DeliveryDetail } from './types.ts';
+import { useWebhookNames, webhookLabel } from './useWebhookNames.ts';
+import { getDelivery, retryDelivery } from './webhooksApi.ts';
+
+const PENDING_POLL_MS = 2000;
+
+export function DeliveryPage({ id }: { id: string }) {
+  const delivery = useResource((signal) => getDelivery(id, signal), id);
+  const names = useWebhookNames();
+  const [message, setMessage] = useState<string | null>(null);
+  /** A failed delivery is retried as a new one (through its dead-letter entry): its id. */
+  const [retriedAs, setRetriedAs] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const d = delivery.data;
+
+  const pending = d?.status === 'pending';
+  const { reload } = delivery;
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(reload, PENDING_POLL_MS);
+    return () => clearInterval(timer);
+  }, [pending, reload]);
+
+  const retry = async (): Promise<void> => {
+    setBusy(true);
+    const { data, error: failure } = await retryDelivery(id);
+    setBusy(false);
+    if (data) {
+      setError(null);
+      if (data.delivery_id === id) {
+        setMessage('Retry queued: the next attempt starts now.');
+        reload();
+      } else {
+        setMessage('Retry queued as a new delivery with the same payload.');
+        setRetriedAs(data.delivery_id);
+        reload();
+      }
+    } else {
+      setMessage(null);
+      setError(errorMessage(failure));
+    }
+  };
+
+  if (d === null)
+    return (
+      <>
+        <h1>Delivery</h1>
+        {delivery.error ? <Notice kind="error">{delivery.error}</Notice> : <p role="status">Loading…</p>}
+      </>
+    );
+  return (
+    <>
+      <div className="page-head">
+        <h1>
+          Delivery <code>{d.event_type}</code>
+        </h1>
+        <StatusBadge status={d.status} />
+      </div>
+      <dl className="facts delivery-facts">
+        <dt>Webhook</dt>
+        <dd>
+          {d.webhook_id ? (
+            <Link href={`/webhooks/${d.webhook_id}`}>{webhookLabel(names, d.webhook_id)}</Link>
+          ) : (
+            webhookLabel(names, null)
+          )}
+        </dd>
+        <dt>Request</dt>
+        <dd>
+          <code>
+            {d.method} {d.url}
+          </code>
+        </dd>
+        <dt>Created</dt>
+        <dd>{formatTime(d.created_at)}</dd>
+        <dt>Delivered</dt>
+        <dd>{d.delivered_at ? formatTime(d.delivered_at) : '—'}</dd>
+        {d.next_retry_at ? (
+          <>
+            <dt>Next attempt</dt>
+            <dd>{formatTime(d.next_retry_at)}</dd>
+          </>
+        ) : null}
+        <dt>Attempts</dt>
+        <dd>{d.attempt_count}</dd>
+        <dt>Event id</dt>
+        <dd>
+          <code>{d.event_id}</code>
+        </dd>
+        <dt>Idempotency key</dt>
+        <dd>
+          <code>{d.idempotency_key}</code>
+        </dd>
+      </dl>
+      {d.status === 'success' ? null : (
+        <div className="button-row">
+          <button type="button" disabled={busy} onClick={() => void retry()}>
+            Retry now
+          </button>
+          <button type="button" onClick={reload}>
+            Refresh
+          </button>
+        </div>
+      )}
+      <p role="status">
+        {message ?? ''}{' '}
+        {retriedAs ? <Link href={`/webhooks/deliveries/${retriedAs}`}>Follow the new delivery</Link> : null}
+      </p>
+      <Notice kind="error">{error}</Notice>
+      <section aria-labelledby="attempts-title">
+        <h2 id="attempts-title">Attempts</h2>
+        {d.attempts.length === 0 ? (
+          <p>No attempt yet.</p>
+        ) : (
+          <ol className="timeline">
+            {d.attempts.map((a) => (
+              <AttemptItem key={a.n} attempt={a} delivery={d} />
+            ))}
+          </ol>
+        )}
+      </section>
+    </>
+  );
+}
+
+function AttemptItem({ attempt: a, delivery }: { attempt: Attempt; delivery: DeliveryDetail }) {
+  const ok = a.response_status_code !== null && a.response_status_code < 300 && a.error_message === null;
+  return (
+    <li className={`attempt ${ok ? 'attempt-ok' : 'attempt-failed'}`}>
+      <h3>
+        Attempt {a.n}{' '}
+        <span className={`badge ${ok ? 'badge-success' : 'badge-failed'}`}>
+          {a.response_status_code === null ? 'no response' : `HTTP ${a.response_status_code}`}
+        </span>
+      </h3>
+      <dl className="facts">
+        <dt>Started</dt>
+        <dd>
+          <time dateTime={a.started_at}>{formatTime(a.started_at)}</time>
+        </dd>
+        <dt>Duration</dt>
+        <dd>{formatDuration(a.duration_ms)}</dd>
+        <dt>Response status</dt>
+        <dd>{a.response_status_code ?? '—'}</dd>
+        {a.error_message ? (
+          <>
+            <dt>Error</dt>
+            <dd className="attempt-error">{a.error_message}</dd>
+          </>
+        ) : null}
+      </dl>
+      {a.response_body_excerpt ? (
+        <div className="excerpt">
+          <h4>Response body (excerpt)</h4>
+          <Scroll label={`Response body of attempt ${a.n}`}>{a.response_body_excerpt}</Scroll>
+        </div>
+      ) : null}
+      <details>
+        <summary>Request headers</summary>
+        {a.request_headers ? (
+          <dl className="facts headers-list">
+            {Object.entries(a.request_headers).map(([name, value]) => (
+              <div key={name} className="header-pair">
+                <dt>
+                  <code>{name}</code>
+                </dt>
+                <dd>
+                  <code>{value}</code>
+                </dd>
+              </div>
+            ))}
+          </dl>
+        ) : (
+          <p>Not recorded.</p>
+        )}
+      </details>
+      <details>
+        <summary>Request body</summary>
+        {delivery.request_body === null ? (
+          <p>No body (or not recorded).</p>
+        ) : (
+          <Scroll label={`Request body of attempt ${a.n}`}>{formatBody(delivery.request_body)}</Scroll>
+        )}
+      </details>
+    </li>
+  );
+}
+
+/** A long text that scrolls: a focusable region, so a keyboard can scroll it too. */
+function Scroll({ label, children }: { label: string; children: string }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard
+    <section tabIndex={0} aria-label={label} className="scroll-box">
+      <pre>{children}</pre>
+    </section>
+  );
+}
+
+/** JSON bodies indented for reading; anything else as sent. */
+function formatBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Which geofences' events a webhook receives: all, or the ones picked here by name (searched with
+ * the API's `q`, so a workspace with thousands of geofences still works).
+ */
+import { useEffect, useId } from 'react';
+import { api } from '../../api/client.ts';
+import { EntityCombobox, type EntityOption } from '../../ui/EntityCombobox.tsx';
+
+export interface GeofenceChoice {
+  all: boolean;
+  chosen: EntityOption[];
+}
+
+async function searchGeofences(q: string, signal: AbortSignal): Promise<EntityOption[]> {
+  const { data } = await api.GET('/api/v1/geofences', {
+    params: { query: { q: q.trim() || undefined, limit: 20 } },
+    signal,
+  });
+  return (data?.results ?? []).map((g) => ({
+    id: g.id,
+    label: g.name,
+    detail: g.external_id === g.name ? null : g.external_id,
+  }));
+}
+
+async function resolveGeofence(id: string, signal?: AbortSignal): Promise<EntityOption | null> {
+  const { data } = await api.GET('/api/v1/geofences/{geofence_id}', {
+    params: { path: { geofence_id: id } },
+    signal,
+  });
+  return data ? { id: data.id, label: data.name, detail: data.external_id } : null;
+}
+
+export function GeofencePicker({
+  choice,
+  onChange,
+}: {
+  choice: GeofenceChoice;
+  onChange(choice: GeofenceChoice): void;
+}) {
+  const id = useId();
+  // Ids saved before come without names: look them up once.
+  const unnamed = choice.chosen.filter((g) => g.label === g.id).map((g) => g.id);
+  const unnamedKey = unnamed.join(',');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: looked up when the set of unnamed ids changes
+  useEffect(() => {
+    if (unnamed.length === 0) return;
+    const abort = new AbortController();
+    void Promise.all(unnamed.map((g) => resolveGeofence(g, abort.signal).catch(() => null))).then((found) => {
+      if (abort.signal.aborted) return;
+      const names = new Map(found.filter((f): f is EntityOption => f !== null).map((f) => [f.id, f]));
+      onChange({
+        ...choice,
+        chosen: choice.chosen.map((g) => names.get(g.id) ?? { ...g, label: `${g.id} (not found)` }),
+      });
+    });
+    return () => abort.abort();
+  }, [unnamedKey]);
+
+  return (
+    <fieldset className="geofence-picker">
+      <legend>Geofences</legend>
+      <label className="check">
+        <input
+          type="radio"
+          name={`${id}-scope`}
+          checked={choice.all}
+          onChange={() => onChange({ ...choice, all: true })}
+        />{' '}
+        Events of every geofence
+      </label>
+      <label className="check">
+        <input
+          type="radio"
+          name={`${id}-scope`}
+          checked={!choice.all}
+          onChange={() => onChange({ ...choice, all: false })}
+        />{' '}
+        Only events of these geofences
+      </label>
+      {choice.all ? null : (
+        <div className="picked-geofences">
+          {choice.chosen.length === 0 ? (
+            <p className="hint">None chosen yet: add at least one.</p>
+          ) : (
+            <ul aria-label="Chosen geofences">
+              {choice.chosen.map((g) => (
+                <li key={g.id}>
+                  <span>{g.label}</span>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      onChange({ ...choice, chosen: choice.chosen.filter((c) => c.id !== g.id) })
+                    }
+                  >
+                    Remove<span className="visually-hidden"> {g.label}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <EntityCombobox
+            label="Add a geofence"
+            placeholder="Search by name"
+            value={null}
+            onChange={(_id, option) => {
+              if (option && !choice.chosen.some((c) => c.id === option.id))
+                onChange({ ...choice, chosen: [...choice.chosen, option] });
+            }}
+            search={searchGeofences}
+            resolve={(g, signal) => resolveGeofence(g, signal)}
+          />
+        </div>
+      )}
+    </fieldset>
+  );
+}

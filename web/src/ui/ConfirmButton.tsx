@@ -1,0 +1,72 @@
+/**
+ * A button for an action that cannot be undone: the first press asks, in place, and only
+ * "Confirm" acts. No modal: the question stays next to what it is about, and Escape or
+ * "Cancel" backs out.
+ */
+import { type ReactNode, useEffect, useRef, useState } from 'react';
+
+export function ConfirmButton({
+  children,
+  question,
+  confirmLabel = 'Confirm',
+  onConfirm,
+  danger = false,
+  disabled = false,
+}: {
+  children: ReactNode;
+  question: string;
+  confirmLabel?: string;
+  onConfirm(): void | Promise<void>;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+  }, [asking]);
+
+  if (!asking)
+    return (
+      <button
+        type="button"
+        className={danger ? 'danger' : undefined}
+        disabled={disabled}
+        onClick={() => setAsking(true)}
+      >
+        {children}
+      </button>
+    );
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a group of two buttons with its question, not a form fieldset
+    <span
+      className="confirm"
+      role="group"
+      aria-label={question}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') setAsking(false);
+      }}
+    >
+      <span className="confirm-question">{question}</span>
+      <button
+        ref={confirmRef}
+        type="button"
+        className={danger ? 'danger' : undefined}
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          void Promise.resolve(onConfirm()).finally(() => {
+            setBusy(false);
+            setAsking(false);
+          });
+        }}
+      >
+        {confirmLabel}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
