@@ -48,19 +48,21 @@ function useUnreadCount(path: string): number | null {
 export function NotificationsBell() {
   const { path } = useLocation();
   const unread = useUnreadCount(path);
-  const label = unread ? `Notifications, ${unread} unread` : 'Notifications';
+  // The count is visible; its meaning is read out with it ("Notifications 3 unread"), and the
+  // accessible name keeps the visible text, so a voice command naming what is seen still works.
   return (
     <Link
       href="/notifications"
       className="bell"
-      aria-label={label}
       aria-current={path === '/notifications' ? 'page' : undefined}
     >
       Notifications
       {unread ? (
-        <span className="bell-count" aria-hidden="true">
-          {unread > 99 ? '99+' : unread}
-        </span>
+        <>
+          {' '}
+          <span className="bell-count">{unread > 99 ? '99+' : unread}</span>
+          <span className="visually-hidden"> unread</span>
+        </>
       ) : null}
     </Link>
   );

@@ -51,11 +51,7 @@ export default function AccountPage() {
             <p role="status">Loading…</p>
           )
         ) : (
-          <PreferencesForm
-            key={JSON.stringify(settings.data)}
-            settings={settings.data}
-            onSaved={settings.reload}
-          />
+          <PreferencesForm settings={settings.data} />
         )}
       </section>
     </main>

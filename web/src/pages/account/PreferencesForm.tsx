@@ -21,7 +21,8 @@ function timeZones(current: string): string[] {
   return known.includes(current) ? known : [current, ...known];
 }
 
-export function PreferencesForm({ settings, onSaved }: { settings: Settings; onSaved(): void }) {
+/** The form keeps what was saved (the API stores exactly that), so no reload is needed after it. */
+export function PreferencesForm({ settings }: { settings: Settings }) {
   const zoneId = useId();
   const [byEmail, setByEmail] = useState(settings.email_notifications);
   const [error, setError] = useState<string | null>(null);
@@ -43,7 +44,6 @@ export function PreferencesForm({ settings, onSaved }: { settings: Settings; onS
     setBusy(false);
     setError(failure ? errorMessage(failure) : null);
     setSaved(failure ? null : 'Preferences saved.');
-    if (!failure) onSaved();
   };
 
   return (

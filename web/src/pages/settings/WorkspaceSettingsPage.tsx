@@ -31,10 +31,10 @@ function SettingsForm() {
   );
   if (workspace.data === null)
     return workspace.error ? <Notice kind="error">{workspace.error}</Notice> : <p role="status">Loading…</p>;
-  // Keyed by the stored values: after a save the form starts again from what the API kept.
+  // After a save the form keeps what was typed (which the API stored) and its confirmation.
   return (
     <WorkspaceForm
-      key={`${workspace.data.name}:${workspace.data.settings.access_token_ttl_seconds}`}
+      key={workspace.data.id}
       workspace={workspace.data}
       onSaved={() => {
         workspace.reload();
