@@ -56,14 +56,14 @@ export function InviteForm({ workspaceId, onInvited }: { workspaceId: string; on
               </option>
             ))}
           </select>
-          <small id={`${roleId}-hint`} className="hint">
-            {ROLE_HELP}
-          </small>
         </div>
         <button type="submit" className="primary" disabled={busy}>
           Send invitation
         </button>
       </form>
+      <p id={`${roleId}-hint`} className="hint">
+        {ROLE_HELP}
+      </p>
       <Notice kind="error">{error}</Notice>
       <Notice kind="success">{done}</Notice>
     </section>

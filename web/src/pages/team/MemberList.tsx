@@ -80,8 +80,7 @@ export function MemberList({
               <caption className="visually-hidden">Members of {workspaceName}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">E-mail</th>
+                  <th scope="col">Person</th>
                   <th scope="col">Role</th>
                   <th scope="col">Joined</th>
                   {manages ? (
@@ -95,10 +94,10 @@ export function MemberList({
                 {members.data.results.map((member) => (
                   <tr key={member.user_id}>
                     <th scope="row">
-                      {member.name ?? '—'}
+                      {member.name ?? member.email}
                       {member.user_id === myId ? <span className="you"> (you)</span> : null}
+                      {member.name ? <span className="member-email">{member.email}</span> : null}
                     </th>
-                    <td>{member.email}</td>
                     <td>
                       {manages && (member.role !== 'owner' || myRole === 'owner') ? (
                         <RoleChanger
