@@ -5,7 +5,6 @@
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { insertRows } from '../db/statements.ts';
 import { withTransaction } from '../db/transaction.ts';
-import type { GeofenceEvent } from '../events/events.repository.ts';
 import { findGeofence } from '../geofences/geofences.repository.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BadRequestError, NotFoundError } from '../shared/errors.ts';
@@ -27,6 +26,7 @@ import {
   refreshRunStatus,
   webhookRequests,
 } from './runs.repository.ts';
+import { SAMPLE_DEVICE, sampleEvent } from './sample-event.ts';
 import type { TemplateContext } from './templates.ts';
 import { findWorkflow, type Workflow } from './workflows.repository.ts';
 import type { RunStatus } from './workflows.tables.ts';
@@ -85,35 +85,6 @@ export async function getRun(
   return { run, actions, attempts: await attemptsOf(ctx.db, actions) };
 }
 
-const SAMPLE_DEVICE_ID = '00000000-0000-7000-8000-000000000000';
-
-/** A sample event in the trigger geofence: its name and metadata, a point at its centre. */
-function sampleEvent(
-  workflow: Workflow,
-  geofence: { name: string; metadata: Record<string, unknown>; bbox: number[] },
-  now: Date,
-): GeofenceEvent {
-  const [west = 0, south = 0, east = 0, north = 0] = geofence.bbox;
-  const eventType = workflow.eventTypes[0] ?? 'enter';
-  return {
-    id: uuidv7(),
-    workspaceId: workflow.workspaceId,
-    eventId: `workflow_test_${Math.floor(now.getTime() / 1000)}`,
-    eventType,
-    deviceId: SAMPLE_DEVICE_ID,
-    userId: 'sample-user',
-    geofenceId: workflow.geofenceId,
-    geofenceName: geofence.name,
-    lng: (west + east) / 2,
-    lat: (south + north) / 2,
-    locationId: uuidv7(),
-    sessionId: null,
-    occurredAt: now,
-    createdAt: now,
-    metadata: { geofence_metadata: geofence.metadata, event_metadata: { test: true } },
-  };
-}
-
 /** POST /workflows/{id}/test: a run of every action with a sample event, recorded like any other. */
 export async function testWorkflow(
   ctx: RunsContext,
@@ -124,19 +95,12 @@ export async function testWorkflow(
   const geofence = await findGeofence(ctx.db, workspaceId, workflow.geofenceId);
   if (!geofence) throw new NotFoundError('Geofence');
   const now = ctx.clock.now();
-  const event = sampleEvent(workflow, geofence, now);
-  const device = {
-    id: SAMPLE_DEVICE_ID,
-    name: 'Sample device',
-    externalId: null,
-    userId: 'sample-user',
-    metadata: {},
-  };
+  const event = sampleEvent(workflow, geofence, now, { id: uuidv7(), locationId: uuidv7() });
   const runId = await withTransaction(ctx.db, async (trx) => {
     const ids = workflow.actions.flatMap((a) => (a.type === 'webhook' ? [String(a.config.webhook_id)] : []));
     const webhooks = await webhookRequests(trx, ids);
     const rows = emptyRunRows();
-    const id = buildRun(rows, workflow, event, 'test', device, webhooks, now);
+    const id = buildRun(rows, workflow, event, 'test', SAMPLE_DEVICE, webhooks, now);
     await insertRunRows(trx, ctx.capabilities, rows);
     return id;
   });

@@ -9,6 +9,7 @@ import L from 'leaflet';
 import '@geoman-io/leaflet-geoman-free';
 import '@geoman-io/leaflet-geoman-free/dist/leaflet-geoman.css';
 import { type GeofenceGeometry, geometryBounds, geometryLayer, layerGeometry } from './geofenceGeometry.ts';
+import { outwardBuffer } from './polygonBuffer.ts';
 
 export type GeometryChange = { geometry: GeofenceGeometry } | { problem: string };
 
@@ -40,11 +41,26 @@ const EDITING: L.PathOptions = {
   dashArray: undefined,
 };
 const MAX_RADIUS_M = 100_000;
+const BUFFER_STYLE: L.PathOptions = {
+  color: '#d9480f',
+  weight: 1.5,
+  dashArray: '4 6',
+  fill: false,
+  interactive: false,
+  className: 'exit-buffer',
+};
 
 export class DrawTools {
   private layer: L.Polygon | L.Circle | null = null;
   private problem: L.CircleMarker | null = null;
-  private buffer: L.Circle | null = null;
+  private buffer: L.Circle | L.Polygon | null = null;
+  /** The exit buffer (metres) of the geofence in the form: drawn around the shape as it changes. */
+  private exitBufferM: number | null = null;
+  /**
+   * The buffer ring is one path: SVG, so it is a node of the page with its dash pattern (what a
+   * test or a user's inspector can see), while the many geofences stay on the shared canvas.
+   */
+  private readonly bufferRenderer = L.svg({ padding: 0.5 });
 
   constructor(
     private readonly map: L.Map,
@@ -90,6 +106,7 @@ export class DrawTools {
     map.on('pm:create', (e) => {
       // Geoman added the layer to the map itself; it becomes the one shape in play.
       this.replaceLayer(e.layer as L.Polygon | L.Circle);
+      this.drawBuffer();
       this.clearProblem();
       this.callbacks.onDrawn(this.current());
     });
@@ -125,6 +142,8 @@ export class DrawTools {
     options: { fit?: boolean; exitBufferM?: number | null } = {},
   ): void {
     this.clearProblem();
+    // Left out (text applied from the form), the buffer stays what the form says.
+    if (options.exitBufferM !== undefined) this.exitBufferM = options.exitBufferM;
     if (!geometry) {
       this.replaceLayer(null);
       return;
@@ -132,8 +151,15 @@ export class DrawTools {
     const layer = geometryLayer(geometry, { ...EDITING, renderer: this.renderer });
     layer.addTo(this.map);
     this.replaceLayer(layer);
-    this.drawBuffer(geometry, options.exitBufferM ?? null);
+    this.drawBuffer();
     if (options.fit) this.map.fitBounds(geometryBounds(geometry), { padding: [40, 40], maxZoom: 18 });
+  }
+
+  /** The exit buffer typed in the form (null or 0: none), redrawn around the shape at once. */
+  setExitBuffer(metres: number | null): void {
+    if (metres === this.exitBufferM) return;
+    this.exitBufferM = metres;
+    this.drawBuffer();
   }
 
   /** Pins a server's geometry error (e.g. where a ring crosses itself) on the map. */
@@ -169,8 +195,7 @@ export class DrawTools {
 
   private changed(): void {
     this.clearProblem();
-    this.buffer?.remove();
-    this.buffer = null;
+    this.drawBuffer();
     this.callbacks.onEdited(this.current());
   }
 
@@ -190,21 +215,32 @@ export class DrawTools {
     if (this.map.pm.globalDragModeEnabled()) layer.pm.enableLayerDrag();
   }
 
-  /** The exit buffer of a circle as a dashed ring: how far out a device inside stays inside. */
-  private drawBuffer(geometry: GeofenceGeometry, exitBufferM: number | null): void {
-    if (geometry.type !== 'Circle' || !exitBufferM) return;
-    const [lng, lat] = geometry.coordinates;
-    this.buffer = L.circle([lat, lng], {
-      radius: geometry.radius + exitBufferM,
-      renderer: this.renderer,
-      color: '#d9480f',
-      weight: 1.5,
-      dashArray: '4 6',
-      fill: false,
-      interactive: false,
-      pmIgnore: true,
-      snapIgnore: true,
-    }).addTo(this.map);
+  /**
+   * The exit buffer as a dashed ring around the shape in play: how far out a device that is inside
+   * stays inside (contract §4.5). A circle's is a wider circle; a polygon's its outline grown by
+   * the buffer (polygonBuffer.ts). Drawn from the layer as it is now, so it follows every edit.
+   */
+  private drawBuffer(): void {
+    this.buffer?.remove();
+    this.buffer = null;
+    const metres = this.exitBufferM;
+    if (!this.layer || !metres || metres <= 0) return;
+    const change = layerGeometry(this.layer);
+    if (!('geometry' in change)) return;
+    const geometry = change.geometry;
+    const style = { ...BUFFER_STYLE, renderer: this.bufferRenderer, pmIgnore: true, snapIgnore: true };
+    if (geometry.type === 'Circle') {
+      const [lng, lat] = geometry.coordinates;
+      this.buffer = L.circle([lat, lng], { ...style, radius: geometry.radius + metres });
+    } else {
+      const rings = outwardBuffer(geometry.coordinates, metres);
+      if (rings.length === 0) return;
+      this.buffer = L.polygon(
+        rings.map((ring) => ring.map(([lng, lat]) => L.latLng(lat, lng))),
+        style,
+      );
+    }
+    this.buffer.addTo(this.map);
   }
 
   /**

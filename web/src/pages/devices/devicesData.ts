@@ -1,68 +1,37 @@
 /**
- * Loading the whole picture for the devices map: every device's last position and every geofence.
- * Each has a one-request feed (`/devices/positions`, `/geofences/export`); a server without it
- * answers 404, and then the ordinary lists are paged through instead (200 at a time, a few requests
- * in parallel).
+ * Loading the whole picture for the devices map: every device's last position
+ * (`/devices/positions`) and every geofence (`/geofences/export`), one request each.
  */
 import { api, type Schemas } from '../../api/client.ts';
 import type { StreamLocation } from '../../live/stream-types.ts';
 import type { DeviceState, GeofenceShape } from '../../map/devicesMap.ts';
-
-const PAGE = 200;
-const PARALLEL = 3;
 
 export interface Progress {
   loaded: number;
   total: number;
 }
 
-interface Page<T> {
-  results: T[];
-  pagination: { total: number };
-}
-
-/**
- * Every device with a position. `onPage` gets each part as it arrives; resolves with whether the
- * server cut the feed short.
- */
+/** Every device with a position; resolves with whether the server cut the feed short. */
 export async function loadDevicePositions(
   signal: AbortSignal,
   onPage: (devices: DeviceState[], progress: Progress) => void,
 ): Promise<{ truncated: boolean }> {
-  const feed = await api.GET('/api/v1/devices/positions', { signal });
-  if (feed.data) {
-    const devices = feed.data.features.map(
-      (f): DeviceState => ({
-        id: f.id,
-        name: f.properties.name,
-        external_id: f.properties.external_id,
-        lng: f.geometry.coordinates[0] ?? 0,
-        lat: f.geometry.coordinates[1] ?? 0,
-        accuracy: f.properties.accuracy,
-        at: f.properties.last_seen_at,
-        inside_geofence_ids: f.properties.inside_geofence_ids,
-      }),
-    );
-    onPage(devices, { loaded: devices.length, total: devices.length });
-    return { truncated: feed.data.truncated };
-  }
-  await pageThrough<Schemas['Device']>(
-    signal,
-    async (offset) => {
-      const { data, error } = await api.GET('/api/v1/devices', {
-        params: { query: { limit: PAGE, offset } },
-        signal,
-      });
-      if (!data) throw new LoadError(error);
-      return data;
-    },
-    (results, progress) => {
-      const devices: DeviceState[] = [];
-      for (const d of results) if (d.last_location) devices.push(fromDevice(d));
-      onPage(devices, progress);
-    },
+  const { data, error } = await api.GET('/api/v1/devices/positions', { signal });
+  if (!data) throw new LoadError(error);
+  const devices = data.features.map(
+    (f): DeviceState => ({
+      id: f.id,
+      name: f.properties.name,
+      external_id: f.properties.external_id,
+      lng: f.geometry.coordinates[0] ?? 0,
+      lat: f.geometry.coordinates[1] ?? 0,
+      accuracy: f.properties.accuracy,
+      at: f.properties.last_seen_at,
+      inside_geofence_ids: f.properties.inside_geofence_ids,
+    }),
   );
-  return { truncated: false };
+  onPage(devices, { loaded: devices.length, total: devices.length });
+  return { truncated: data.truncated };
 }
 
 /** Every geofence, as shapes for the map. */
@@ -70,32 +39,10 @@ export async function loadGeofenceShapes(
   signal: AbortSignal,
   onPage: (shapes: GeofenceShape[], progress: Progress) => void,
 ): Promise<void> {
-  const feed = await api.GET('/api/v1/geofences/export', { signal });
-  if (feed.data) {
-    const shapes = feed.data.features.map((f) => ({
-      id: f.id,
-      name: f.properties.name,
-      geometry: f.geometry,
-    }));
-    onPage(shapes, { loaded: shapes.length, total: shapes.length });
-    return;
-  }
-  await pageThrough<Schemas['Geofence']>(
-    signal,
-    async (offset) => {
-      const { data, error } = await api.GET('/api/v1/geofences', {
-        params: { query: { limit: PAGE, offset } },
-        signal,
-      });
-      if (!data) throw new LoadError(error);
-      return data;
-    },
-    (results, progress) =>
-      onPage(
-        results.map((g) => ({ id: g.id, name: g.name, geometry: g.geometry })),
-        progress,
-      ),
-  );
+  const { data, error } = await api.GET('/api/v1/geofences/export', { signal });
+  if (!data) throw new LoadError(error);
+  const shapes = data.features.map((f) => ({ id: f.id, name: f.properties.name, geometry: f.geometry }));
+  onPage(shapes, { loaded: shapes.length, total: shapes.length });
 }
 
 /** A device record of the API as map state. */
@@ -130,27 +77,4 @@ export class LoadError extends Error {
   constructor(readonly body: unknown) {
     super('load failed');
   }
-}
-
-/** Reads page 1 for the total, then the other pages, PARALLEL requests at a time. */
-async function pageThrough<T>(
-  signal: AbortSignal,
-  fetchPage: (offset: number) => Promise<Page<T>>,
-  onPage: (results: T[], progress: Progress) => void,
-): Promise<void> {
-  const first = await fetchPage(0);
-  const total = first.pagination.total;
-  let loaded = first.results.length;
-  onPage(first.results, { loaded, total });
-  const offsets: number[] = [];
-  for (let offset = PAGE; offset < total; offset += PAGE) offsets.push(offset);
-  const worker = async (): Promise<void> => {
-    for (let offset = offsets.shift(); offset !== undefined; offset = offsets.shift()) {
-      if (signal.aborted) return;
-      const page = await fetchPage(offset);
-      loaded += page.results.length;
-      onPage(page.results, { loaded, total });
-    }
-  };
-  await Promise.all(Array.from({ length: PARALLEL }, worker));
 }

@@ -3,7 +3,7 @@
  * and save / enable / delete. Server errors land where they belong: a 422 issue beside its field,
  * a geometry error (400 INVALID_GEOMETRY) in the form and pinned on the map where it happened.
  */
-import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useId, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
 import { type GeofenceGeometry, parseGeometry } from '../../map/geofenceGeometry.ts';
 import { formatPosition, formatTime } from '../../ui/format.ts';
@@ -24,9 +24,12 @@ interface Props {
   onClose: () => void;
   /** A 400 INVALID_GEOMETRY: where (if the server said) and why. */
   onGeometryError: (location: [number, number] | null, message: string) => void;
+  /** The exit buffer as typed (metres, null when empty), for the ring on the map. */
+  onExitBuffer: (metres: number | null) => void;
 }
 
-type FieldName = 'name' | 'description' | 'external_id' | 'metadata' | 'geometry' | 'enabled';
+type RuleName = 'dwell_seconds' | 'exit_buffer_m' | 'max_accuracy_m';
+type FieldName = 'name' | 'description' | 'external_id' | 'metadata' | 'geometry' | 'enabled' | RuleName;
 type FieldErrors = Partial<Record<FieldName, string>>;
 const FIELDS: readonly FieldName[] = [
   'name',
@@ -35,7 +38,69 @@ const FIELDS: readonly FieldName[] = [
   'metadata',
   'geometry',
   'enabled',
+  'dwell_seconds',
+  'exit_buffer_m',
+  'max_accuracy_m',
 ];
+
+/**
+ * The rules of contract §4.5 as the form offers them: an empty field is `null` (the rule is off,
+ * behaviour exactly §4.3). Ranges are the API's; the server checks them and its message lands at
+ * the field, so the form does not refuse first with a different wording.
+ */
+const RULES: ReadonlyArray<{
+  name: RuleName;
+  label: string;
+  min: number;
+  max: number;
+  unit: string;
+  integer: boolean;
+  off: string;
+}> = [
+  {
+    name: 'dwell_seconds',
+    label: 'Dwell (seconds)',
+    min: 60,
+    max: 86_400,
+    unit: 's',
+    integer: true,
+    off: 'A device inside this long gets one dwell event per visit. Empty: no dwell events.',
+  },
+  {
+    name: 'exit_buffer_m',
+    label: 'Exit buffer (metres)',
+    min: 1,
+    max: 1_000,
+    unit: 'm',
+    integer: false,
+    off: 'A device inside leaves only when this far outside (the dashed ring). Empty: exit at the edge.',
+  },
+  {
+    name: 'max_accuracy_m',
+    label: 'Maximum accuracy (metres)',
+    min: 1,
+    max: 10_000,
+    unit: 'm',
+    integer: false,
+    off: 'Locations less accurate than this change nothing here. Empty: every location counts.',
+  },
+];
+
+type RuleTexts = Record<RuleName, string>;
+
+function ruleTexts(geofence: Geofence | null): RuleTexts {
+  const text = (value: number | null | undefined): string => (value == null ? '' : String(value));
+  return {
+    dwell_seconds: text(geofence?.dwell_seconds),
+    exit_buffer_m: text(geofence?.exit_buffer_m),
+    max_accuracy_m: text(geofence?.max_accuracy_m),
+  };
+}
+
+/** A rule's field as the API wants it: empty is null (off); anything else the number typed. */
+function ruleValue(text: string): number | null {
+  return text.trim() === '' ? null : Number(text);
+}
 
 /** The metadata text as the object the API wants, or why it is not one. */
 function parseMetadata(text: string): { value: Record<string, unknown> } | { problem: string } {
@@ -60,12 +125,20 @@ export function GeofenceForm(props: Props) {
   const [metadataText, setMetadataText] = useState(
     geofence && Object.keys(geofence.metadata).length > 0 ? JSON.stringify(geofence.metadata, null, 2) : '',
   );
+  const [rules, setRules] = useState<RuleTexts>(() => ruleTexts(geofence));
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<ReactNode>(null);
   const [busy, setBusy] = useState(false);
   const metadata = parseMetadata(metadataText);
   const metadataProblem = 'problem' in metadata ? metadata.problem : null;
   const geometryError = props.geometryProblem ?? fieldErrors.geometry ?? null;
+  const exitBuffer = ruleValue(rules.exit_buffer_m);
+  const { onExitBuffer } = props;
+  // The ring on the map follows the field as it is typed; a value out of range is still drawn (the
+  // server says what is wrong with it on save).
+  useEffect(() => {
+    onExitBuffer(exitBuffer !== null && Number.isFinite(exitBuffer) && exitBuffer > 0 ? exitBuffer : null);
+  }, [exitBuffer, onExitBuffer]);
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
@@ -94,6 +167,9 @@ export function GeofenceForm(props: Props) {
       description: description.trim() === '' ? null : description,
       external_id: externalId.trim() === '' ? null : externalId,
       metadata: metadata.value,
+      dwell_seconds: ruleValue(rules.dwell_seconds),
+      exit_buffer_m: ruleValue(rules.exit_buffer_m),
+      max_accuracy_m: ruleValue(rules.max_accuracy_m),
     };
     const { data, error, response } = geofence
       ? await api.PATCH('/api/v1/geofences/{geofence_id}', {
@@ -188,7 +264,8 @@ export function GeofenceForm(props: Props) {
           as GeoJSON below.
         </p>
       )}
-      <form onSubmit={submit}>
+      {/* noValidate: the server checks every field and its message lands at that field. */}
+      <form onSubmit={submit} noValidate>
         <TextField label="Name" error={fieldErrors.name}>
           {(attrs) => (
             <input
@@ -284,22 +361,33 @@ export function GeofenceForm(props: Props) {
         </button>
         <fieldset className="rules">
           <legend>Dwell, exit buffer and accuracy</legend>
-          <p className="hint">Read-only here for now; set them through the API.</p>
-          <RuleField label="Dwell (seconds)" value={geofence?.dwell_seconds} min={60} max={86_400} unit="s" />
-          <RuleField
-            label="Exit buffer (metres)"
-            value={geofence?.exit_buffer_m}
-            min={1}
-            max={1_000}
-            unit="m"
-          />
-          <RuleField
-            label="Maximum accuracy (metres)"
-            value={geofence?.max_accuracy_m}
-            min={1}
-            max={10_000}
-            unit="m"
-          />
+          <p className="hint">Optional rules; leave a field empty to turn its rule off.</p>
+          {RULES.map((rule) => (
+            <TextField
+              key={rule.name}
+              label={rule.label}
+              hint={`${rule.min.toLocaleString()}–${rule.max.toLocaleString()} ${rule.unit}. ${rule.off}`}
+              error={fieldErrors[rule.name]}
+            >
+              {(attrs) => (
+                <input
+                  {...attrs}
+                  type="number"
+                  inputMode={rule.integer ? 'numeric' : 'decimal'}
+                  min={rule.min}
+                  max={rule.max}
+                  step={rule.integer ? 1 : 'any'}
+                  value={rules[rule.name]}
+                  placeholder="off"
+                  onChange={(e) => {
+                    const value = e.target.value;
+                    setRules((r) => ({ ...r, [rule.name]: value }));
+                    setFieldErrors((f) => ({ ...f, [rule.name]: undefined }));
+                  }}
+                />
+              )}
+            </TextField>
+          ))}
         </fieldset>
         <Notice kind="error">{formError}</Notice>
         <div className="button-row">
@@ -365,34 +453,6 @@ function TextField({
           {error}
         </small>
       ) : null}
-    </div>
-  );
-}
-
-function RuleField(props: {
-  label: string;
-  value: number | null | undefined;
-  min: number;
-  max: number;
-  unit: string;
-}) {
-  const id = useId();
-  return (
-    <div className="field rule-field">
-      <label htmlFor={id}>{props.label}</label>
-      <input
-        id={id}
-        type="number"
-        readOnly
-        min={props.min}
-        max={props.max}
-        value={props.value ?? ''}
-        placeholder="not set"
-        aria-describedby={`${id}-range`}
-      />
-      <small id={`${id}-range`} className="hint">
-        {props.min.toLocaleString()}–{props.max.toLocaleString()} {props.unit}, optional
-      </small>
     </div>
   );
 }

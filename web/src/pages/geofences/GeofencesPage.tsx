@@ -13,6 +13,7 @@ import type { DrawTools, GeometryChange } from '../../map/drawTools.ts';
 import { type GeofenceGeometry, geometryText, parseGeometry } from '../../map/geofenceGeometry.ts';
 import { GeofenceLayer } from '../../map/geofenceLayer.ts';
 import { Notice } from '../../ui/forms.tsx';
+import { GeofenceDevices, INSIDE_OFFSET } from './GeofenceDevices.tsx';
 import { GeofenceForm } from './GeofenceForm.tsx';
 import { GeofenceList } from './GeofenceList.tsx';
 import { type Geofence, geofenceShape, loadAllShapes } from './geofenceApi.ts';
@@ -68,7 +69,11 @@ function WorkspaceGeofences() {
   const openEditor = useCallback((geofence: Geofence | null) => {
     editorKey.current += 1;
     setEditor({ geofence, key: editorKey.current });
-    setQuery({ selected: geofence?.id ?? null });
+    setQuery({ selected: geofence?.id ?? null, [INSIDE_OFFSET]: null });
+  }, []);
+
+  const setExitBuffer = useCallback((metres: number | null) => {
+    tools.current?.draw.setExitBuffer(metres);
   }, []);
 
   /** Selects an existing geofence: highlighted, editable on the map, in the form. */
@@ -105,7 +110,7 @@ function WorkspaceGeofences() {
     setEditor(null);
     setText('');
     setGeometryProblem(null);
-    setQuery({ selected: null });
+    setQuery({ selected: null, [INSIDE_OFFSET]: null });
   }, []);
 
   // The map, once: Leaflet and Geoman outlive every render of the panel.
@@ -283,8 +288,10 @@ function WorkspaceGeofences() {
             onGeometryError={(location, message) => {
               if (location) tools.current?.draw.showProblem(location, message);
             }}
+            onExitBuffer={setExitBuffer}
           />
         ) : null}
+        {editor?.geofence ? <GeofenceDevices geofence={editor.geofence} version={listVersion} /> : null}
         <GeofenceList
           filters={filters}
           selectedId={editor?.geofence?.id ?? null}
