@@ -1,10 +1,10 @@
 /** /workspaces (contract §2.4): the caller's workspaces, settings, members and invitations. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses, ListOf, PaginationQuery, page } from '../http/schemas.ts';
-import { NotAuthenticatedError } from '../shared/errors.ts';
-import type { WorkspaceCaller } from './workspace-access.ts';
+import { invitationRoutes } from './invitations.routes.ts';
+import { callerOf, MANAGED, signedInUserId } from './route-caller.ts';
 import {
   AddMemberBody,
   ChangeRoleBody,
@@ -23,31 +23,6 @@ import {
 import * as workspaces from './workspaces.service.ts';
 
 const tags = ['workspaces'];
-
-/**
- * Reach (contract §2.4): on /workspaces/{id} a signed-in user acts with its role in THAT workspace,
- * which the token's scopes and role (those of the workspace it was issued for) do not tell. So these
- * routes admit every caller that may read a workspace, and the service checks the role of the
- * membership (or, for an API key, the scope workspaces:write). What the service requires is stated
- * in the document beside the route-level scope.
- */
-const MANAGED = {
-  'x-api-key-scope': 'workspaces:write',
-  'x-required-role': 'owner or admin of {workspace_id} (JWT users)',
-};
-
-/** The caller the route-auth hook authenticated for this protected route (its `config.auth`). */
-function callerOf(request: FastifyRequest): WorkspaceCaller {
-  if (!request.principal) throw new NotAuthenticatedError();
-  return request.principal;
-}
-
-function signedInUserId(request: FastifyRequest): string {
-  const caller = callerOf(request);
-  if (caller.kind !== 'user')
-    throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');
-  return caller.userId;
-}
 
 export async function workspaceRoutes(
   fastify: FastifyInstance,
@@ -258,6 +233,8 @@ export async function workspaceRoutes(
       return reply.status(204).send(null);
     },
   );
+
+  await invitationRoutes(app, ctx);
 
   app.post(
     '/workspaces/invitations/accept',

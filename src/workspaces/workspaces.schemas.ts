@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { component } from '../http/components.ts';
 import { Id, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
-import type { Invitation } from './invitations.repository.ts';
+import type { PendingInvitation } from './invitations.repository.ts';
 import type { Member, Membership, Workspace } from './workspaces.repository.ts';
 
 export const Role = StringEnum(['owner', 'admin', 'member']);
@@ -24,10 +24,19 @@ export const MemberSchema = Type.Object({
   joined_at: Timestamp,
 });
 
+/** The user who sent an invitation; null when an API key did, or that account no longer exists. */
+const InviterSchema = Type.Object(
+  { user_id: Id, email: Type.String(), name: Nullable(Type.String()) },
+  { description: 'Who sent it: null when an API key did, or that account no longer exists' },
+);
+
+/** A pending invitation (sent, not yet accepted; `expires_at` may be past: it can be resent). */
 export const InvitationSchema = Type.Object({
   id: Id,
   email: Type.String(),
   role: Role,
+  invited_by: Nullable(InviterSchema),
+  created_at: Timestamp,
   expires_at: Timestamp,
 });
 
@@ -37,6 +46,10 @@ component('Invitation', InvitationSchema);
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const MemberParams = Type.Object({ workspace_id: Type.String(), user_id: Type.String() });
+export const InvitationParams = Type.Object({
+  workspace_id: Type.String(),
+  invitation_id: Type.String(),
+});
 
 export const CreateWorkspaceBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 255 }) },
@@ -97,6 +110,15 @@ export function memberOut(m: Member) {
   };
 }
 
-export function invitationOut(i: Pick<Invitation, 'id' | 'email' | 'role' | 'expiresAt'>) {
-  return { id: i.id, email: i.email, role: i.role, expires_at: i.expiresAt.toISOString() };
+export function invitationOut(i: PendingInvitation) {
+  return {
+    id: i.id,
+    email: i.email,
+    role: i.role,
+    invited_by: i.invitedBy
+      ? { user_id: i.invitedBy.userId, email: i.invitedBy.email, name: i.invitedBy.name }
+      : null,
+    created_at: i.createdAt.toISOString(),
+    expires_at: i.expiresAt.toISOString(),
+  };
 }

@@ -17,7 +17,13 @@ import {
 } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
-import { acceptInvitation, type Invitation, insertInvitation } from './invitations.repository.ts';
+import {
+  acceptInvitation,
+  findPendingInvitation,
+  insertInvitation,
+  type PendingInvitation,
+} from './invitations.repository.ts';
+import { INVITATION_TTL_MS } from './invitations.service.ts';
 import {
   assertMayManage,
   assertOwner,
@@ -44,8 +50,6 @@ import {
   updateWorkspace,
 } from './workspaces.repository.ts';
 import type { WorkspaceRole } from './workspaces.tables.ts';
-
-const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 
 /**
  * The authenticator's caches of sessions, profiles and API keys hold memberships and roles: every
@@ -140,7 +144,7 @@ export async function membersOf(
 
 export type AddMemberResult =
   | { kind: 'member'; member: Member }
-  | { kind: 'invitation'; invitation: Pick<Invitation, 'id' | 'email' | 'role' | 'expiresAt'> };
+  | { kind: 'invitation'; invitation: PendingInvitation };
 
 /** An existing user is added at once; anyone else gets an invitation e-mail. */
 export async function addMember(
@@ -164,22 +168,21 @@ export async function addMember(
     return { kind: 'member', member };
   }
   const token = randomToken();
-  const invitation = {
-    id: uuidv7(),
-    email: normalizeEmail(input.email),
+  const id = uuidv7();
+  const email = normalizeEmail(input.email);
+  await insertInvitation(ctx.db, {
+    id,
+    email,
     role: input.role,
     expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
-  };
-  await insertInvitation(ctx.db, {
-    ...invitation,
     workspaceId,
     tokenHash: sha256Hex(token),
     invitedBy: access.kind === 'user' ? access.userId : null,
     now,
   });
-  await ctx.mailer.send(
-    invitationEmail(invitation.email, ctx.publicUrl, access.workspace.name, input.role, token),
-  );
+  await ctx.mailer.send(invitationEmail(email, ctx.publicUrl, access.workspace.name, input.role, token));
+  const invitation = await findPendingInvitation(ctx.db, workspaceId, id);
+  if (!invitation) throw new Error('created invitation vanished');
   return { kind: 'invitation', invitation };
 }
 

@@ -44,6 +44,7 @@ export const NAMED_SCHEMAS = [
   'Workspace',
   'Member',
   'Invitation',
+  'InvitationList',
   'User',
   'TokenPair',
   'StreamToken',

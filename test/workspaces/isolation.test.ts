@@ -33,6 +33,10 @@ interface MemberOut {
   user_id: string;
   role: string;
 }
+interface InvitationOut {
+  id: string;
+  expires_at: string;
+}
 interface NotificationOut {
   id: string;
   read: boolean;
@@ -61,6 +65,7 @@ describe('tenant isolation: every route with an id answers 404 for another works
   let bMember: RegisteredUser;
   let bKey: CreatedApiKey;
   let bNotification: NotificationOut;
+  let bInvitation: InvitationOut;
   let bGeofence: GeofenceOut;
   /** B's device with one location (inside B's geofence: one event) and an active session. */
   let bDevice: { id: string; name: string };
@@ -85,6 +90,14 @@ describe('tenant isolation: every route with an id answers 404 for another works
       }),
       201,
       'B adds a member',
+    );
+    bInvitation = expectStatus<InvitationOut>(
+      await call(t, `/workspaces/${b.workspace.id}/members`, {
+        token: b.tokens.access_token,
+        body: { email: 'not-yet-a-user@example.com', role: 'member' },
+      }),
+      202,
+      'B invites someone without an account',
     );
     bKey = await createApiKey(t, b.tokens.access_token, ['events:read'], { name: 'B key' });
     const notifications = expectStatus<Page<NotificationOut>>(
@@ -205,6 +218,7 @@ describe('tenant isolation: every route with an id answers 404 for another works
       user_id: bMember.user.id,
       api_key_id: bKey.id,
       notification_id: bNotification.id,
+      invitation_id: bInvitation.id,
       geofence_id: bGeofence.id,
       device_id: bDevice.id,
       session_id: bSession.id,
@@ -428,6 +442,11 @@ describe('tenant isolation: every route with an id answers 404 for another works
         [bMember.user.id, 'member'],
       ].sort(),
     );
+    const invitations = expectStatus<Page<InvitationOut>>(
+      await call(t, `/workspaces/${b.workspace.id}/invitations`, { token }),
+      200,
+    );
+    assert.deepEqual(invitations.results, [bInvitation], 'B’s invitation as sent, still pending');
     expectStatus(await call(t, '/auth/test-api-key', { apiKey: bKey.key }), 200, 'B key still valid');
     const notifications = expectStatus<Page<NotificationOut>>(
       await call(t, '/account/notifications', { token }),

@@ -115,6 +115,25 @@ export const identityExamples: OperationExamples = {
     responses: { 200: { ...member, role: 'member' } },
   },
   'DELETE /api/v1/workspaces/{workspace_id}/members/{user_id}': { responses: {} },
+  'GET /api/v1/workspaces/{workspace_id}/invitations': {
+    responses: {
+      200: listOf(invitation, {
+        ...invitation,
+        id: '0197a0c2-3b14-7d85-8162-9d0e1f203142',
+        email: 'margaret@example.com',
+        role: 'admin',
+        invited_by: null,
+        created_at: '2026-03-01T09:00:00.000Z',
+        expires_at: '2026-03-08T09:00:00.000Z',
+      }),
+    },
+  },
+  'POST /api/v1/workspaces/{workspace_id}/invitations/{invitation_id}/resend': {
+    responses: {
+      200: { ...invitation, expires_at: '2026-03-18T08:30:00.000Z' },
+    },
+  },
+  'DELETE /api/v1/workspaces/{workspace_id}/invitations/{invitation_id}': { responses: {} },
   'POST /api/v1/workspaces/invitations/accept': {
     request: { token: ONE_TIME_TOKEN },
     responses: { 200: { ...workspace, role: 'member' } },

@@ -69,6 +69,8 @@ export const invitation = {
   id: ids.invitation,
   email: 'linus@example.com',
   role: 'member',
+  invited_by: { user_id: ids.user, email: 'ada@example.com', name: 'Ada Lovelace' },
+  created_at: UPDATED,
   expires_at: '2026-03-17T12:05:00.000Z',
 };
 

@@ -2207,6 +2207,291 @@ export interface paths {
       };
     };
   };
+  "/api/v1/workspaces/{workspace_id}/invitations": {
+    /**
+     * Pending invitations: sent and not yet accepted, newest first (expired ones included)
+     * @description Owner/admin of the workspace; a key: workspaces:read, as for the members list. An invitation whose `expires_at` has passed is listed until it is resent or revoked.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items to skip, 0..1,000,000 (default 0) */
+          offset?: number;
+          /** @description Page size, 1..200 (default 50) */
+          limit?: number;
+        };
+        path: {
+          workspace_id: string;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["InvitationList"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+        404: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/workspaces/{workspace_id}/invitations/{invitation_id}/resend": {
+    /**
+     * Send the invitation e-mail again, with a new token valid 7 days; the old link stops working
+     * @description Owner/admin of the workspace (only an owner resends an owner invitation); a key: workspaces:write. The earlier e-mail’s token is replaced: accepting with it then fails with 400 INVALID_TOKEN. An accepted or revoked invitation is 404.
+     */
+    post: {
+      parameters: {
+        path: {
+          workspace_id: string;
+          invitation_id: string;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Invitation"];
+          };
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+        404: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/workspaces/{workspace_id}/invitations/{invitation_id}": {
+    /**
+     * Revoke a pending invitation: its link then fails (400 INVALID_TOKEN)
+     * @description Owner/admin of the workspace; a key: workspaces:write. An accepted invitation is 404.
+     */
+    delete: {
+      parameters: {
+        path: {
+          workspace_id: string;
+          invitation_id: string;
+        };
+      };
+      responses: {
+        /** @description Revoked */
+        204: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: never;
+        };
+        /** @description Missing, invalid or expired credentials */
+        401: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
+        403: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+        404: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+        422: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+        429: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            "Retry-After": components["headers"]["Retry-After"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Unexpected server failure */
+        500: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/api/v1/workspaces/invitations/accept": {
     /** Accept an invitation with its token (signed in as the invited e-mail) */
     post: {
@@ -8533,11 +8818,27 @@ export interface components {
       email: string;
       /** @enum {string} */
       role: "owner" | "admin" | "member";
+      /** @description Who sent it: null when an API key did, or that account no longer exists */
+      invited_by: ({
+        /** @description UUID (version 7) */
+        user_id: string;
+        email: string;
+        name: string | null;
+      }) | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      created_at: string;
       /**
        * Format: date-time
        * @description ISO 8601 UTC timestamp
        */
       expires_at: string;
+    };
+    InvitationList: {
+      results: components["schemas"]["Invitation"][];
+      pagination: components["schemas"]["Pagination"];
     };
     /**
      * @description Geometry: a GeoJSON `Polygon` (exterior ring, then optional holes; positions `[lng, lat]`,

@@ -4,6 +4,7 @@
  * this only spares the reader the attempt.
  */
 import type { ReactNode } from 'react';
+import { Link } from '../app/Link.tsx';
 import { type Me, useAuth } from '../auth/AuthProvider.tsx';
 
 export type Role = Me['role'];
@@ -39,8 +40,9 @@ export function RequireRole({
         </strong>
       </p>
       <p>
-        You are {me.role === 'admin' ? 'an' : 'a'} {me.role} of {workspace}. Ask an owner
-        {roles.includes('admin') ? ' or admin' : ''} if you need this.
+        You are {me.role === 'admin' ? 'an' : 'a'} {me.role} of {workspace}. If you need this, ask{' '}
+        {roles.includes('admin') ? 'one of its owners or admins' : 'one of its owners'}: the{' '}
+        <Link href="/team">Team page</Link> lists who they are.
       </p>
     </div>
   );

@@ -9,17 +9,24 @@ import { AuthLayout } from './AuthLayout.tsx';
 
 /** The invitation e-mail's link: sign in (or create an account), then accept. */
 export function AcceptInvitationPage({ token }: { token: string }) {
-  const { reload } = useAuth();
+  const { switchWorkspace } = useAuth();
   const [error, setError] = useState<string | null>(null);
   const here = `/accept-invitation?token=${encodeURIComponent(token)}`;
 
   const accept = async (): Promise<void> => {
-    const { error: failure } = await api.POST('/api/v1/workspaces/invitations/accept', { body: { token } });
-    if (failure) {
+    const { data, error: failure } = await api.POST('/api/v1/workspaces/invitations/accept', {
+      body: { token },
+    });
+    if (!data) {
       setError(errorMessage(failure));
       return;
     }
-    await reload();
+    // Land in the workspace just joined, not in the one the session was signed in to.
+    const problem = await switchWorkspace(data.id);
+    if (problem) {
+      setError(problem);
+      return;
+    }
     navigate('/geofences');
   };
 

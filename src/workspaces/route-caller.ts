@@ -1,0 +1,29 @@
+/** What every /workspaces route needs from the request: the caller, and the reach rule in the document. */
+import type { FastifyRequest } from 'fastify';
+import { NotAuthenticatedError } from '../shared/errors.ts';
+import type { WorkspaceCaller } from './workspace-access.ts';
+
+/**
+ * Reach (contract §2.4): on /workspaces/{id} a signed-in user acts with its role in THAT workspace,
+ * which the token's scopes and role (those of the workspace it was issued for) do not tell. So these
+ * routes admit every caller that may read a workspace, and the service checks the role of the
+ * membership (or, for an API key, the scope workspaces:write). What the service requires is stated
+ * in the document beside the route-level scope.
+ */
+export const MANAGED = {
+  'x-api-key-scope': 'workspaces:write',
+  'x-required-role': 'owner or admin of {workspace_id} (JWT users)',
+};
+
+/** The caller the route-auth hook authenticated for this protected route (its `config.auth`). */
+export function callerOf(request: FastifyRequest): WorkspaceCaller {
+  if (!request.principal) throw new NotAuthenticatedError();
+  return request.principal;
+}
+
+export function signedInUserId(request: FastifyRequest): string {
+  const caller = callerOf(request);
+  if (caller.kind !== 'user')
+    throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');
+  return caller.userId;
+}
