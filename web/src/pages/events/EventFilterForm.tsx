@@ -1,8 +1,9 @@
 /** The filters of the events feed; every change goes to the URL at once (the page reloads from it). */
 import { useId, useState } from 'react';
 import { EntityCombobox } from '../../ui/EntityCombobox.tsx';
+import { fromLocalInput, toLocalInput } from '../../ui/localTime.ts';
 import { resolveDevice, resolveGeofence, searchDevices, searchGeofences } from './entities.ts';
-import { EVENT_TYPES, type EventFilters, fromLocalInput, toLocalInput } from './eventFilters.ts';
+import { EVENT_TYPES, type EventFilters } from './eventFilters.ts';
 
 interface Props {
   filters: EventFilters;

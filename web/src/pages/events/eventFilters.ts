@@ -2,7 +2,9 @@
  * The events page's filters, kept in the URL query (`device`, `geofence`, `type`, `from`, `to`,
  * `offset`) so a filtered feed is a link; times are ISO 8601 UTC there and local in the inputs.
  */
+
 import type { Schemas } from '../../api/client.ts';
+import { isoOrNull } from '../../ui/localTime.ts';
 
 export type EventType = Schemas['Event']['event_type'];
 export const EVENT_TYPES: readonly EventType[] = ['enter', 'exit', 'dwell'];
@@ -23,8 +25,8 @@ export function readFilters(query: URLSearchParams): EventFilters {
     device: query.get('device') || null,
     geofence: query.get('geofence') || null,
     type: EVENT_TYPES.includes(type as EventType) ? (type as EventType) : null,
-    from: validIso(query.get('from')),
-    to: validIso(query.get('to')),
+    from: isoOrNull(query.get('from')),
+    to: isoOrNull(query.get('to')),
     offset: Number.isInteger(offset) && offset > 0 ? offset : 0,
   };
 }
@@ -49,25 +51,4 @@ export function matches(event: Schemas['Event'], filters: EventFilters): boolean
   if (filters.from && at < Date.parse(filters.from)) return false;
   if (filters.to && at > Date.parse(filters.to)) return false;
   return true;
-}
-
-/** ISO UTC → the value of a `datetime-local` input in the reader's time zone. */
-export function toLocalInput(iso: string | null): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-/** A `datetime-local` value (local time) → ISO UTC; null when empty or incomplete. */
-export function fromLocalInput(value: string): string | null {
-  if (!value) return null;
-  const d = new Date(value);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
-
-function validIso(value: string | null): string | null {
-  if (!value) return null;
-  const d = new Date(value);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }

@@ -1,6 +1,7 @@
 /** Filters of a deliveries list; each change goes to the URL at once (the list reloads from it). */
 import { useId, useState } from 'react';
-import { activeCount, type DeliveryFilters, endOfMinute, fromLocalInput, toLocalInput } from './filters.ts';
+import { endOfMinute, fromLocalInput, toLocalInput } from '../../ui/localTime.ts';
+import { activeCount, type DeliveryFilters } from './filters.ts';
 import { EVENT_TYPES, STATUS_CLASSES, STATUSES, type Webhook } from './types.ts';
 
 type Change = Partial<Record<keyof DeliveryFilters, string | null>>;
