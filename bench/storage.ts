@@ -2,15 +2,14 @@
  * bench:storage: what SQLite itself costs per 1,000 ingested locations, the floor under
  * bench:ingest's batch figure. The real schema (migrations) and the real write functions, without
  * HTTP, parsing or evaluation: per batch, in one transaction like ingestion, read 1,000 devices'
- * states (`lockDevices`), insert 1,000 locations (`insertLocations`), write the devices' states back
- * (`saveTrackingStates`), commit. 10,000 devices; each batch names 1,000 distinct ones with rising
+ * states (`lockDevices`: the rows, then each one's newest location), insert 1,000 locations
+ * (`insertLocations`), write the inside-sets that changed (`saveInsideSets`: none here), commit. 10,000 devices; each batch names 1,000 distinct ones with rising
  * timestamps, as bench:ingest's INGEST-10K workload does. The WAL checkpoint thread runs as in the
  * server. Times are of the main thread (its own CPU clock), averaged over the timed batches.
  *
- * Two runs on fresh databases: the schema as it is, and the same without the per-device history
- * index `locations_device_recorded_idx`, so that the index's share is measured, not guessed. With
- * many more devices than a batch names, each location's index entry lands on a different leaf
- * page, and each such page is one more WAL frame at commit.
+ * One run on a fresh database. With many more devices than a batch names, each location's entry
+ * in the per-device history index lands on a different leaf page, and each such page is one more
+ * WAL frame at commit; the same index finds each device's newest location in the lock read.
  *
  * `--history N` first stores N older locations (spread over the devices, untimed), so the cost can
  * be compared at the table sizes a deployment reaches (it grows with them: ADR 008, "Consequences").
@@ -30,7 +29,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { withTransaction } from '../src/db/transaction.ts';
-import { lockDevices, saveTrackingStates } from '../src/devices/device-tracking.repository.ts';
+import { lockDevices, saveInsideSets } from '../src/devices/device-tracking.repository.ts';
 import { insertLocations, type StoredLocation } from '../src/locations/locations.repository.ts';
 import { uuidv7 } from '../src/shared/ids.ts';
 import { createBenchWorkspace } from './support/bench-workspace.ts';
@@ -109,7 +108,7 @@ function threadCpuMs(): number {
   return (user + system) / 1000;
 }
 
-async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }> {
+async function run(): Promise<Piece & { total: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-storage-'));
   const handle = openDatabase(
     { kind: 'sqlite', path: path.join(dir, 'storage.db') },
@@ -118,7 +117,6 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
   try {
     await migrateToLatest(handle);
     const { db, capabilities } = handle;
-    if (!withDeviceIndex) await sql`drop index locations_device_recorded_idx`.execute(db);
     const { workspaceId, deviceIds } = await createBenchWorkspace(db, DEVICES);
 
     // Older history first, one device after another per chunk as batches would write it.
@@ -162,21 +160,15 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
         lap(); // building the rows is not storage
         await insertLocations(trx, capabilities, locations);
         piece.insert = lap();
-        await saveTrackingStates(
+        // The device rows: only inside-sets that changed are written (none here: no geofences).
+        await saveInsideSets(
           trx,
           capabilities,
           workspaceId,
-          locations.map((l) => ({
-            id: l.deviceId,
-            lastLocation: {
-              point: { type: 'Point', coordinates: [l.lng, l.lat] },
-              timestamp: recordedAtIso,
-              accuracy: 5,
-            },
-            lastSeenAt: receivedAt,
-            lastEvaluatedAt: recordedAtIso,
-            insideGeofenceIds: states.get(l.deviceId)?.insideGeofenceIds ?? [],
-          })),
+          ids.flatMap((id) => {
+            const before = states.get(id)?.insideGeofenceIds ?? [];
+            return before.length === 0 ? [] : [{ id, insideGeofenceIds: [] }];
+          }),
         );
         piece.update = lap();
       });
@@ -204,19 +196,14 @@ async function run(withDeviceIndex: boolean): Promise<Piece & { total: number }>
   }
 }
 
-const full = await run(true);
-const withoutIndex = await run(false);
+const full = await run();
 const line = (name: string, p: Piece & { total: number }) =>
   `${name.padEnd(24)} read ${p.read} · insert ${p.insert} · device update ${p.update} · commit ${p.commit} → ${p.total} ms CPU per 1,000 (ceiling ${Math.round(1_000_000 / p.total)} locations/s from storage alone)`;
 console.log(
   `bench:storage — SQLite, ${DEVICES} devices, ${HISTORY} stored locations before, ${BATCHES} batches of ${PER_BATCH} ${RANDOM ? 'random' : 'consecutive'} devices (first ${WARMUP} untimed); main-thread CPU, averages per 1,000 locations`,
 );
 console.log(line('schema as it is', full));
-console.log(line('without device index', withoutIndex));
-const indexShare = Math.round(((full.total - withoutIndex.total) / full.total) * 1000) / 1000;
-console.log(
-  `the per-device history index costs ${Math.round((full.total - withoutIndex.total) * 100) / 100} ms per 1,000 locations (${Math.round(indexShare * 100)} % of storage); 50,000 locations/s leaves 20 ms per 1,000 for everything`,
-);
+console.log('50,000 locations/s leaves 20 ms per 1,000 for everything');
 console.log(
   JSON.stringify({
     bench: 'storage',
@@ -226,9 +213,6 @@ console.log(
     per_batch: PER_BATCH,
     pick: values.pick,
     full_ms_per_1000: full,
-    without_device_index_ms_per_1000: withoutIndex,
-    device_index_ms_per_1000: Math.round((full.total - withoutIndex.total) * 100) / 100,
-    device_index_share: indexShare,
     storage_ceiling_locations_per_s: Math.round(1_000_000 / full.total),
   }),
 );

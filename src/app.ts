@@ -126,7 +126,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         countLimit: deps.billing.countLimit,
       };
       await api.register(deviceRoutes, { ...pipeline, countLimit: deps.billing.countLimit });
-      await api.register(positionRoutes, { db: identity.db });
+      await api.register(positionRoutes, { db: identity.db, capabilities: deps.database.capabilities });
       await api.register(streamRoutes, {
         hub: deps.stream,
         tokens: identity.tokens,

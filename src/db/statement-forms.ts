@@ -38,6 +38,21 @@ export interface StatementForms {
   ): void;
   /** Appends `<column> in <values>` for a list of text values (`column` is our own quoted identifier). */
   inList(b: StatementBuilder, column: string, values: readonly string[]): void;
+  /**
+   * Appends a join of each outer row to ONE row of `table`: the first, in `order`, of those
+   * matching `match` (a condition on the outer row, e.g. `device_id = d.id`), named `alias`.
+   * `columns` lists what the outer query reads of it. `kind` 'join' drops outer rows without one.
+   */
+  firstRowJoin(b: StatementBuilder, first: FirstRowJoin): void;
+}
+
+export interface FirstRowJoin {
+  kind: 'join' | 'left join';
+  table: string;
+  alias: string;
+  columns: string;
+  match: string;
+  order: string;
 }
 
 /**
@@ -74,6 +89,14 @@ export const SQLITE_FORMS: StatementForms = {
   inList(b, column, values) {
     b.sql(`${column} in (`).list(values).sql(')');
   },
+  // No LATERAL: the row is found by a correlated subquery that reads only the index, then fetched
+  // by its rowid.
+  firstRowJoin(b, f) {
+    b.sql(
+      `${f.kind} ${f.table} ${f.alias} on ${f.alias}.rowid = ` +
+        `(select rowid from ${f.table} where ${f.match} order by ${f.order} limit 1)`,
+    );
+  },
 };
 
 /**
@@ -108,6 +131,12 @@ export function postgresForms(types: ColumnTypes): StatementForms {
       b.sql(`${column} = any(array(select jsonb_array_elements_text(`)
         .value(JSON.stringify(values))
         .sql('::jsonb)))');
+    },
+    firstRowJoin(b, f) {
+      b.sql(
+        `${f.kind} lateral (select ${f.columns} from ${f.table} where ${f.match} ` +
+          `order by ${f.order} limit 1) ${f.alias} on true`,
+      );
     },
   };
 }

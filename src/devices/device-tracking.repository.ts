@@ -3,27 +3,27 @@
  * state they write back. Scoped by workspace like every device query.
  */
 import type { Selectable } from 'kysely';
-import { fromJson, json, toDateOrNull } from '../db/columns.ts';
+import { fromJson, json } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import { type StatementRunner, statement, updateFromValues } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LastLocation } from './devices.repository.ts';
 import type { DevicesTable } from './devices.tables.ts';
+import { type NewestLocation, newestLocations } from './last-location.repository.ts';
 
 type LockedDeviceRow = Pick<
   Selectable<DevicesTable>,
-  'id' | 'user_id' | 'last_evaluated_at' | 'inside_geofence_ids' | 'active_session_id'
+  'id' | 'user_id' | 'inside_geofence_ids' | 'active_session_id'
 >;
 
-/**
- * What ingestion and session changes read of a device, under its row lock. Not `last_location`:
- * ingestion replaces it whenever it evaluates a location and leaves the row alone otherwise, so
- * reading (and parsing) it for 1,000 devices a batch would be wasted.
- */
+/** What ingestion and session changes read of a device, under its row lock. */
 export interface LockedDevice {
   id: string;
   userId: string | null;
+  /** The newest evaluated location's time: its newest location row's `recorded_at`. */
   lastEvaluatedAt: Date | null;
+  /** That row (the device's last known point and the id its next location must exceed), or null. */
+  newest: NewestLocation | null;
   insideGeofenceIds: string[];
   activeSessionId: string | null;
 }
@@ -33,6 +33,12 @@ export interface LockedDevice {
  * where the dialect has row locks; SQLite's single writer already serialises transactions). Rows
  * are locked in id order, so two batches sharing devices cannot deadlock. Ids of other workspaces
  * (or of no device) are simply absent from the result.
+ *
+ * The newest locations are read by a second statement, after the lock is held: in PostgreSQL's
+ * read committed, a statement that waited for a row lock still reads other tables as they were
+ * when it started, so a lateral read in the locking statement would miss the locations of the
+ * transaction it waited for (`concurrency.test.ts`). The devices' own columns are re-read at the
+ * lock, so those stay in the first.
  */
 export async function lockDevices(
   db: Executor,
@@ -46,17 +52,26 @@ export async function lockDevices(
   // Hand-built rather than through the query builder: its nodes for 1,000 ids cost more than the
   // query. The workspace is a residual filter (see `residualEquals`): the ids pick the rows.
   const b = statement(capabilities).sql(
-    'select id, user_id, last_evaluated_at, inside_geofence_ids, active_session_id from devices where ',
+    'select id, user_id, inside_geofence_ids, active_session_id from devices where ',
   );
   capabilities.statements.inList(b, 'id', sorted);
   b.sql(" and workspace_id || '' = ").value(workspaceId);
   b.sql(` order by id${capabilities.rowLocks ? ' for update' : ''}`);
   const { rows } = await db.executeQuery(b.compile<LockedDeviceRow>());
+  if (rows.length === 0) return out;
+  const newest = await newestLocations(
+    db,
+    capabilities,
+    workspaceId,
+    rows.map((r) => r.id),
+  );
   for (const row of rows) {
+    const n = newest.get(row.id) ?? null;
     out.set(row.id, {
       id: row.id,
       userId: row.user_id,
-      lastEvaluatedAt: toDateOrNull(row.last_evaluated_at),
+      lastEvaluatedAt: n?.recordedAt ?? null,
+      newest: n,
       insideGeofenceIds: fromJson<string[]>(row.inside_geofence_ids),
       activeSessionId: row.active_session_id,
     });
@@ -78,7 +93,10 @@ export async function setActiveSession(
     .execute();
 }
 
-/** The evaluation state ingestion writes back (name, metadata etc. are left to their owners). */
+/**
+ * A device's state after an ingestion: what the live stream shows of it. Of it, only a changed
+ * inside-set is written (`saveInsideSets`); the rest is its newest location row, just inserted.
+ */
 export interface DeviceTrackingState {
   id: string;
   lastLocation: LastLocation | null;
@@ -88,29 +106,23 @@ export interface DeviceTrackingState {
   insideGeofenceIds: readonly string[];
 }
 
-/** Writes the tracking state of many devices in one statement per chunk. */
-export async function saveTrackingStates(
+/**
+ * Writes the inside-sets of devices whose set changed, one statement per chunk. The device row is
+ * not touched otherwise: its last location, last seen and last evaluated times are read from its
+ * newest location row (last-location.repository.ts).
+ */
+export async function saveInsideSets(
   db: StatementRunner,
   capabilities: DialectCapabilities,
   workspaceId: string,
-  states: readonly DeviceTrackingState[],
+  sets: ReadonlyArray<{ id: string; insideGeofenceIds: readonly string[] }>,
 ): Promise<void> {
+  if (sets.length === 0) return;
   await updateFromValues(db, capabilities, {
     table: 'devices',
     key: 'id',
-    columns: [
-      { name: 'last_location', type: 'json' },
-      { name: 'last_seen_at', type: 'timestamp' },
-      { name: 'last_evaluated_at', type: 'timestamp' },
-      { name: 'inside_geofence_ids', type: 'json' },
-    ],
-    rows: states.map((s) => [
-      s.id,
-      s.lastLocation === null ? null : json(s.lastLocation),
-      s.lastSeenAt,
-      s.lastEvaluatedAt,
-      json(s.insideGeofenceIds),
-    ]),
+    columns: [{ name: 'inside_geofence_ids', type: 'json' }],
+    rows: sets.map((s) => [s.id, json(s.insideGeofenceIds)]),
     workspaceId,
   });
 }

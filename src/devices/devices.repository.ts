@@ -6,6 +6,7 @@ import type { DatabaseSchema } from '../db/schema.ts';
 import { statement } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { DevicesTable } from './devices.tables.ts';
+import { lastLocationOf, type NewestLocation, newestLocations } from './last-location.repository.ts';
 
 export interface LastLocation {
   point: { type: 'Point'; coordinates: [number, number] };
@@ -22,9 +23,10 @@ export interface Device {
   externalId: string | null;
   userId: string | null;
   metadata: Record<string, unknown>;
+  /** The newest location (its row: last-location.repository.ts), when it has one. */
   lastLocation: LastLocation | null;
+  /** When that location arrived. */
   lastSeenAt: Date | null;
-  lastEvaluatedAt: Date | null;
   insideGeofenceIds: string[];
   activeSessionId: string | null;
   createdAt: Date;
@@ -44,9 +46,6 @@ const COLUMNS = [
   'external_id',
   'user_id',
   'metadata',
-  'last_location',
-  'last_seen_at',
-  'last_evaluated_at',
   'inside_geofence_ids',
   'active_session_id',
   'created_at',
@@ -56,7 +55,7 @@ const COLUMNS = [
 /** A row as read, derived from the table declaration so the two cannot drift apart. */
 type DeviceRow = Pick<Selectable<DevicesTable>, (typeof COLUMNS)[number]>;
 
-function toDevice(row: DeviceRow): Device {
+function toDevice(row: DeviceRow, newest: NewestLocation | undefined): Device {
   return {
     id: row.id,
     workspaceId: row.workspace_id,
@@ -64,9 +63,8 @@ function toDevice(row: DeviceRow): Device {
     externalId: row.external_id,
     userId: row.user_id,
     metadata: fromJson<Record<string, unknown>>(row.metadata),
-    lastLocation: row.last_location === null ? null : fromJson<LastLocation>(row.last_location),
-    lastSeenAt: toDateOrNull(row.last_seen_at),
-    lastEvaluatedAt: toDateOrNull(row.last_evaluated_at),
+    lastLocation: newest === undefined ? null : lastLocationOf(newest),
+    lastSeenAt: newest?.receivedAt ?? null,
     insideGeofenceIds: fromJson<string[]>(row.inside_geofence_ids),
     activeSessionId: row.active_session_id,
     createdAt: toDate(row.created_at),
@@ -91,7 +89,6 @@ export function newDevice(
     ...fields,
     lastLocation: null,
     lastSeenAt: null,
-    lastEvaluatedAt: null,
     insideGeofenceIds: [],
     activeSessionId: null,
     createdAt: now,
@@ -107,9 +104,6 @@ function insertValues(d: Device) {
     external_id: d.externalId,
     user_id: d.userId,
     metadata: json(d.metadata),
-    last_location: d.lastLocation === null ? null : json(d.lastLocation),
-    last_seen_at: d.lastSeenAt,
-    last_evaluated_at: d.lastEvaluatedAt,
     inside_geofence_ids: json(d.insideGeofenceIds),
     active_session_id: d.activeSessionId,
     created_at: d.createdAt,
@@ -134,14 +128,47 @@ export async function insertDevicesIfAbsent(db: Executor, devices: readonly Devi
     .execute();
 }
 
-export async function findDevice(db: Executor, workspaceId: string, id: string): Promise<Device | undefined> {
+/** Devices from their rows, each with its newest location (one more statement for all of them). */
+async function withLastLocations(
+  db: Executor,
+  capabilities: DialectCapabilities,
+  workspaceId: string,
+  rows: readonly DeviceRow[],
+): Promise<Device[]> {
+  if (rows.length === 0) return [];
+  const newest = await newestLocations(
+    db,
+    capabilities,
+    workspaceId,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => toDevice(row, newest.get(row.id)));
+}
+
+export async function findDevice(
+  db: Executor,
+  capabilities: DialectCapabilities,
+  workspaceId: string,
+  id: string,
+): Promise<Device | undefined> {
   const row = await db
     .selectFrom('devices')
     .select(COLUMNS)
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return row ? toDevice(row) : undefined;
+  return row ? (await withLastLocations(db, capabilities, workspaceId, [row]))[0] : undefined;
+}
+
+/** Whether the device exists in the workspace (without reading its last location). */
+export async function deviceExists(db: Executor, workspaceId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('devices')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function findIdByExternalId(
@@ -207,6 +234,7 @@ function filterConditions(
 
 export async function listDevices(
   db: Executor,
+  capabilities: DialectCapabilities,
   workspaceId: string,
   filters: DeviceFilters,
   offset: number,
@@ -226,7 +254,7 @@ export async function listDevices(
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where((eb) => filterConditions(eb, workspaceId, filters))
     .executeTakeFirstOrThrow();
-  return { devices: rows.map(toDevice), total: Number(count.n) };
+  return { devices: await withLastLocations(db, capabilities, workspaceId, rows), total: Number(count.n) };
 }
 
 export interface DeviceChanges {
@@ -239,6 +267,7 @@ export interface DeviceChanges {
 /** Applies the given fields only; the device as it is now, or undefined when absent. */
 export async function updateDevice(
   db: Executor,
+  capabilities: DialectCapabilities,
   workspaceId: string,
   id: string,
   changes: DeviceChanges,
@@ -257,7 +286,7 @@ export async function updateDevice(
     .where('id', '=', id)
     .returning(COLUMNS)
     .executeTakeFirst();
-  return row ? toDevice(row) : undefined;
+  return row ? (await withLastLocations(db, capabilities, workspaceId, [row]))[0] : undefined;
 }
 
 export async function deleteDevice(db: Executor, workspaceId: string, id: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 /** Device use cases (contract §4.1): CRUD with an external id unique in the workspace. */
 
 import type { CountLimiter } from '../billing/count-limits.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, DialectCapabilities } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -22,6 +22,7 @@ import {
 
 export interface DevicesContext {
   db: Db;
+  capabilities: DialectCapabilities;
   clock: Clock;
   /** The plan's device count limit (contract §7); absent where billing is not wired. */
   countLimit?: CountLimiter | undefined;
@@ -81,7 +82,7 @@ export async function createDevice(
 }
 
 export async function getDevice(ctx: DevicesContext, workspaceId: string, id: string): Promise<Device> {
-  const device = await findDevice(ctx.db, workspaceId, id);
+  const device = await findDevice(ctx.db, ctx.capabilities, workspaceId, id);
   if (!device) throw new NotFoundError(NOT_FOUND);
   return device;
 }
@@ -93,7 +94,7 @@ export function listDevices(
   offset: number,
   limit: number,
 ): Promise<{ devices: Device[]; total: number }> {
-  return listRows(ctx.db, workspaceId, filters, offset, limit);
+  return listRows(ctx.db, ctx.capabilities, workspaceId, filters, offset, limit);
 }
 
 export async function updateDevice(
@@ -108,7 +109,7 @@ export async function updateDevice(
         const holder = await findIdByExternalId(trx, workspaceId, changes.externalId);
         if (holder !== undefined && holder !== id) throw duplicateExternalId(changes.externalId);
       }
-      const updated = await updateRow(trx, workspaceId, id, changes, ctx.clock.now());
+      const updated = await updateRow(trx, ctx.capabilities, workspaceId, id, changes, ctx.clock.now());
       if (!updated) throw new NotFoundError(NOT_FOUND);
       return updated;
     }),

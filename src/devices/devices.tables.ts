@@ -1,9 +1,4 @@
-import type {
-  JsonColumn,
-  NullableJsonColumn,
-  NullableTimestampColumn,
-  TimestampColumn,
-} from '../db/columns.ts';
+import type { JsonColumn, TimestampColumn } from '../db/columns.ts';
 
 export interface DevicesTable {
   id: string;
@@ -13,12 +8,11 @@ export interface DevicesTable {
   /** The customer's own identifier of the person or asset carrying the device (free text). */
   user_id: string | null;
   metadata: JsonColumn;
-  /** `{point, timestamp, accuracy}` of the newest evaluated location, or null. */
-  last_location: NullableJsonColumn;
-  last_seen_at: NullableTimestampColumn;
-  /** Timestamp of the newest evaluated location; older arrivals are out of order. */
-  last_evaluated_at: NullableTimestampColumn;
-  /** Sorted ids of the enabled geofences containing the newest evaluated location. */
+  /**
+   * Sorted ids of the enabled geofences containing the newest evaluated location, written only
+   * when it changes. The newest location itself (last location, last seen and last evaluated
+   * times) is the device's newest location row (last-location.repository.ts, migration 0012).
+   */
   inside_geofence_ids: JsonColumn;
   active_session_id: string | null;
   created_at: TimestampColumn;

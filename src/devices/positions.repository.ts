@@ -1,11 +1,14 @@
 /**
- * SQL of the map snapshot (GET /devices/positions, ADR 016): every located device of a workspace.
- * The JSON parts a map needs are cut out of the stored JSON by the database (`->`, `->>` and
- * `cast(… as text)` read the same on SQLite and PostgreSQL) and come back as JSON text, so 10,000
- * rows cost no JSON parsing here: positions-json.ts writes them into the answer as they are.
+ * SQL of the map snapshot (GET /devices/positions, ADR 016): every located device of a workspace,
+ * with its newest location (devices/last-location.repository.ts). The inside-set comes back as the
+ * JSON text it is stored as and the point is printed here, so 10,000 rows cost no JSON parsing:
+ * positions-json.ts writes them into the answer as they are.
  */
-import { sql } from 'kysely';
+import { toIso } from '../db/columns.ts';
+import type { DialectCapabilities } from '../db/database.ts';
+import { statement } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
+import { NEWEST_COLUMNS, type NewestLocationRow, newestLocationJoin } from './last-location.repository.ts';
 
 export interface PositionRow {
   id: string;
@@ -30,40 +33,32 @@ export interface PositionRow {
  */
 export async function devicePositions(
   db: Executor,
+  capabilities: DialectCapabilities,
   workspaceId: string,
   limit: number,
 ): Promise<PositionRow[]> {
-  const rows = await db
-    .selectFrom('devices')
-    .select([
-      'id',
-      'name',
-      'external_id',
-      'last_seen_at',
-      sql<string>`cast(last_location -> 'point' as text)`.as('point'),
-      sql<string>`last_location ->> 'timestamp'`.as('recorded_at'),
-      sql<string | null>`cast(last_location -> 'accuracy' as text)`.as('accuracy'),
-      sql<string>`cast(inside_geofence_ids as text)`.as('inside'),
-    ])
-    .where('workspace_id', '=', workspaceId)
-    .where('last_location', 'is not', null)
-    .orderBy('created_at')
-    .limit(limit)
-    .execute();
+  // One statement: each device joined to its newest location (a lateral join on PostgreSQL, an
+  // index-only correlated subquery on SQLite); devices without one have no position and drop out.
+  const b = statement(capabilities).sql(
+    `select d.id, d.name, d.external_id, cast(d.inside_geofence_ids as text) as inside, ${NEWEST_COLUMNS} from devices d `,
+  );
+  capabilities.statements.firstRowJoin(b, newestLocationJoin('join'));
+  b.sql(' where d.workspace_id = ').value(workspaceId).sql(' order by d.created_at limit ').value(limit);
+  const { rows } = await db.executeQuery(
+    b.compile<NewestLocationRow & { id: string; name: string; external_id: string | null; inside: string }>(),
+  );
   const out: PositionRow[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as (typeof rows)[number];
-    const seen = row.last_seen_at;
     out[i] = {
       id: row.id,
       name: row.name,
       externalId: row.external_id,
-      point: row.point,
-      recordedAt: row.recorded_at,
-      accuracy: row.accuracy ?? 'null',
-      // SQLite keeps the ISO text it was given, PostgreSQL answers a Date; a row without one (it is
-      // written with every position) falls back to the fix time.
-      lastSeenAt: seen === null ? row.recorded_at : typeof seen === 'string' ? seen : seen.toISOString(),
+      // Numbers print as JSON.stringify prints them: the same text GET /devices/{id} shows.
+      point: `{"type":"Point","coordinates":[${Number(row.lng)},${Number(row.lat)}]}`,
+      recordedAt: toIso(row.recorded_at as Date | string),
+      accuracy: row.accuracy === null ? 'null' : String(Number(row.accuracy)),
+      lastSeenAt: toIso(row.received_at as Date | string),
       insideGeofenceIds: row.inside,
     };
   }

@@ -6,13 +6,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../auth/route-auth.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, DialectCapabilities } from '../db/database.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { devicePositions } from './positions.repository.ts';
 import { DevicePositionsSchema, MAX_POSITIONS } from './positions.schemas.ts';
 import { positionsJson } from './positions-json.ts';
 
-export async function positionRoutes(fastify: FastifyInstance, ctx: { db: Db }): Promise<void> {
+export async function positionRoutes(
+  fastify: FastifyInstance,
+  ctx: { db: Db; capabilities: DialectCapabilities },
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -30,7 +33,12 @@ export async function positionRoutes(fastify: FastifyInstance, ctx: { db: Db }):
       },
     },
     async (request, reply) => {
-      const rows = await devicePositions(ctx.db, principalOf(request).workspaceId, MAX_POSITIONS + 1);
+      const rows = await devicePositions(
+        ctx.db,
+        ctx.capabilities,
+        principalOf(request).workspaceId,
+        MAX_POSITIONS + 1,
+      );
       const truncated = rows.length > MAX_POSITIONS;
       if (truncated) rows.length = MAX_POSITIONS;
       // JSON text already (positions-json.ts): sent as it is, not serialised again.

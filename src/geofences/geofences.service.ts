@@ -248,5 +248,5 @@ export async function devicesInside(
   limit: number,
 ): Promise<{ devices: DeviceInside[]; total: number }> {
   await getGeofence(ctx, workspaceId, id);
-  return listDevicesInside(ctx.db, workspaceId, id, offset, limit);
+  return listDevicesInside(ctx.db, ctx.capabilities, workspaceId, id, offset, limit);
 }

@@ -3,9 +3,11 @@
  * inside a geofence now (written by ingestion, src/locations/presence.repository.ts; `dwelled_at`
  * set by whichever fires the dwell), joined to the devices, scoped by workspace.
  */
-import { fromJson, toDate, toDateOrNull } from '../db/columns.ts';
+import { toDate, toDateOrNull } from '../db/columns.ts';
+import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LastLocation } from '../devices/devices.repository.ts';
+import { lastLocationOf, newestLocations } from '../devices/last-location.repository.ts';
 
 /** A device inside a geofence now, with what GET /geofences/{id}/devices shows of it. */
 export interface DeviceInside {
@@ -26,6 +28,7 @@ export interface DeviceInside {
  */
 export async function listDevicesInside(
   db: Executor,
+  capabilities: DialectCapabilities,
   workspaceId: string,
   geofenceId: string,
   offset: number,
@@ -34,16 +37,7 @@ export async function listDevicesInside(
   const rows = await db
     .selectFrom('geofence_presence as p')
     .innerJoin('devices as d', 'd.id', 'p.device_id')
-    .select([
-      'p.device_id',
-      'p.entered_at',
-      'p.dwelled_at',
-      'd.name',
-      'd.external_id',
-      'd.user_id',
-      'd.last_seen_at',
-      'd.last_location',
-    ])
+    .select(['p.device_id', 'p.entered_at', 'p.dwelled_at', 'd.name', 'd.external_id', 'd.user_id'])
     .where('p.workspace_id', '=', workspaceId)
     .where('p.geofence_id', '=', geofenceId)
     .where('d.workspace_id', '=', workspaceId)
@@ -60,17 +54,27 @@ export async function listDevicesInside(
     .where('p.geofence_id', '=', geofenceId)
     .where('d.workspace_id', '=', workspaceId)
     .executeTakeFirstOrThrow();
+  // Their last locations: one more statement for the page (last-location.repository.ts).
+  const newest = await newestLocations(
+    db,
+    capabilities,
+    workspaceId,
+    rows.map((r) => r.device_id),
+  );
   return {
-    devices: rows.map((row) => ({
-      deviceId: row.device_id,
-      name: row.name,
-      externalId: row.external_id,
-      userId: row.user_id,
-      enteredAt: toDate(row.entered_at),
-      dwelledAt: toDateOrNull(row.dwelled_at),
-      lastSeenAt: toDateOrNull(row.last_seen_at),
-      lastLocation: row.last_location === null ? null : fromJson<LastLocation>(row.last_location),
-    })),
+    devices: rows.map((row) => {
+      const n = newest.get(row.device_id);
+      return {
+        deviceId: row.device_id,
+        name: row.name,
+        externalId: row.external_id,
+        userId: row.user_id,
+        enteredAt: toDate(row.entered_at),
+        dwelledAt: toDateOrNull(row.dwelled_at),
+        lastSeenAt: n?.receivedAt ?? null,
+        lastLocation: n === undefined ? null : lastLocationOf(n),
+      };
+    }),
     total: Number(count.n),
   };
 }

@@ -7,7 +7,6 @@ import { type SqlBool, sql } from 'kysely';
 import type { DialectCapabilities } from '../db/database.ts';
 import { chunks } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
-import { knownPoint } from './presence.repository.ts';
 import type { KnownPoint } from './presence-plan.ts';
 
 export interface DueVisit {
@@ -66,22 +65,17 @@ export async function lockDevicesSkipping(
   capabilities: DialectCapabilities,
   workspaceId: string,
   ids: readonly string[],
-): Promise<Map<string, { userId: string | null; activeSessionId: string | null; lastLocation: unknown }>> {
+): Promise<Map<string, { userId: string | null; activeSessionId: string | null }>> {
   let query = trx
     .selectFrom('devices')
-    .select(['id', 'user_id', 'active_session_id', 'last_location'])
+    .select(['id', 'user_id', 'active_session_id'])
     .where('id', 'in', [...ids].sort())
     .where('workspace_id', '=', workspaceId)
     .orderBy('id');
   if (capabilities.rowLocks)
     query = capabilities.skipLocked ? query.forUpdate().skipLocked() : query.forUpdate();
   const rows = await query.execute();
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      { userId: r.user_id, activeSessionId: r.active_session_id, lastLocation: r.last_location },
-    ]),
-  );
+  return new Map(rows.map((r) => [r.id, { userId: r.user_id, activeSessionId: r.active_session_id }]));
 }
 
 /** Of these visits, the ones still pending and due at `now`, read under the devices' locks. */
@@ -111,19 +105,15 @@ export async function stillDue(trx: Executor, visits: readonly DueVisit[], now: 
   return out;
 }
 
-/** The device's last location as a dwell's point: from its row, or its newest location when older rows lack the id. */
-export async function lastKnownPoint(
-  trx: Executor,
-  deviceId: string,
-  lastLocation: unknown,
-): Promise<KnownPoint | null> {
-  const point = knownPoint(lastLocation);
-  if (point) return point;
+/**
+ * The device's last known point, a dwell's point: its newest location (devices/last-location.repository.ts),
+ * read after its lock, in a statement of its own (see `lockDevices`).
+ */
+export async function lastKnownPoint(trx: Executor, deviceId: string): Promise<KnownPoint | null> {
   const row = await trx
     .selectFrom('locations')
     .select(['id', 'lng', 'lat'])
     .where('device_id', '=', deviceId)
-    .where('out_of_order', '=', false)
     .orderBy('recorded_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)

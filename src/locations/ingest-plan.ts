@@ -8,14 +8,14 @@ import type { DeviceTrackingState, LockedDevice } from '../devices/device-tracki
 import type { LastLocation } from '../devices/devices.repository.ts';
 import { seedEventId } from '../events/event-id.ts';
 import type { EventGeofence, GeofenceEvent } from '../events/events.repository.ts';
-import { uuidv7 } from '../shared/ids.ts';
+import { uuidv7, uuidv7After } from '../shared/ids.ts';
 import { recordSessionStep } from '../tracking/session-summary.ts';
 import type { TrackingSession } from '../tracking/sessions.repository.ts';
 import { type ContainmentIndex, type DeviceCursor, evaluateLocation, type Transition } from './evaluate.ts';
 import type { ParsedLocation } from './location-input.ts';
 import type { StoredLocation } from './locations.repository.ts';
 import { pointOf } from './point.ts';
-import { DevicePresence, type DwellTimer, type FiredDwell, type KnownPoint } from './presence-plan.ts';
+import { DevicePresence, type DwellTimer, type FiredDwell } from './presence-plan.ts';
 
 export interface IngestItem {
   /** The caller's handle for this item (e.g. its index in a batch). */
@@ -43,10 +43,9 @@ export interface DevicePlan {
   presence: DevicePresence;
 }
 
-/** Stored dwell timers and last known points of the devices, read under their locks. */
+/** Stored dwell timers of the devices, read under their locks (their last known points are `newest`). */
 export interface DwellState {
   timers: ReadonlyMap<string, DwellTimer[]>;
-  lastPoints: ReadonlyMap<string, KnownPoint>;
 }
 
 export interface Plan {
@@ -76,16 +75,21 @@ export function planDevices(
       insideIds: device.insideGeofenceIds,
       lastEvaluatedAt: device.lastEvaluatedAt,
     };
+    const newest = device.newest;
     const presence = new DevicePresence(
       dwell?.timers.get(deviceId) ?? [],
-      dwell?.lastPoints.get(deviceId) ?? null,
+      newest === null ? null : { lng: newest.lng, lat: newest.lat, locationId: newest.id },
     );
+    // The id the device's next in-order location must exceed (its newest row's, then each new one's).
+    let floor = newest?.id ?? null;
     const steps: PlannedLocation[] = [];
     for (const item of group) {
       const { lng, lat, recordedAt } = item.location;
       const evaluation = evaluateLocation(cursor, index, lng, lat, recordedAt, item.location.accuracy);
       const outOfOrder = evaluation.outOfOrder;
-      const stored = storedLocation(workspaceId, device, item.location, receivedAt, outOfOrder);
+      const id = outOfOrder || floor === null ? uuidv7() : uuidv7After(floor);
+      if (!outOfOrder) floor = id;
+      const stored = storedLocation(id, workspaceId, device, item.location, receivedAt, outOfOrder);
       if (evaluation.outOfOrder) {
         steps.push({ ref: item.ref, stored, dwells: [], transitions: [], insideIds: [] });
         continue;
@@ -139,6 +143,8 @@ export interface Rows {
   storedByRef: Map<number, StoredLocation>;
   /** New states of the devices with at least one in-order location. */
   states: DeviceTrackingState[];
+  /** Those of them whose inside-set changed: the only device rows an ingestion writes. */
+  insideSets: DeviceTrackingState[];
   /** The active sessions involved, summaries updated. */
   sessions: TrackingSession[];
   presence: PresenceRows;
@@ -157,6 +163,7 @@ export function buildRows(
     eventsByRef: new Map(),
     storedByRef: new Map(),
     states: [],
+    insideSets: [],
     sessions: [],
     presence: { deletes: [], inserts: [], dwelled: [] },
   };
@@ -202,17 +209,27 @@ export function buildRows(
     if (session) rows.sessions.push(session);
     // Out-of-order locations leave the device as it was, last_seen_at included.
     if (lastLocation !== null) {
-      rows.states.push({
+      const state: DeviceTrackingState = {
         id: device.id,
         lastLocation,
         lastSeenAt: now,
         // In order means no older than the cursor's time: the newest such location's is the cursor's.
         lastEvaluatedAt: lastLocation.timestamp,
         insideGeofenceIds: cursor.insideIds,
-      });
+      };
+      rows.states.push(state);
+      if (!sameIds(cursor.insideIds, device.insideGeofenceIds)) rows.insideSets.push(state);
     }
   }
   return rows;
+}
+
+/** Whether two inside-sets are the same list (the stored order is the one the API shows). */
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Items per device, devices in id order, each group in timestamp order (ties keep request order). */
@@ -234,6 +251,7 @@ function groupByDevice(items: readonly IngestItem[]): Map<string, IngestItem[]> 
 }
 
 function storedLocation(
+  id: string,
   workspaceId: string,
   device: LockedDevice,
   l: ParsedLocation,
@@ -241,8 +259,9 @@ function storedLocation(
   outOfOrder: boolean,
 ): StoredLocation {
   return {
-    // Generated here, after the device lock: location ids sort in the order locations were applied.
-    id: uuidv7(),
+    // Generated after the device lock, above the device's newest id: location ids sort in the order
+    // locations were applied, and the newest row of a device is its last applied one.
+    id,
     workspaceId,
     deviceId: device.id,
     // Locations received while a session is active carry its id, out-of-order ones too.

@@ -19,7 +19,7 @@ import { writesWithCommit } from '../db/writes-with-commit.ts';
 import {
   type DeviceTrackingState,
   lockDevices,
-  saveTrackingStates,
+  saveInsideSets,
 } from '../devices/device-tracking.repository.ts';
 import { hasEventRecipients } from '../events/event-recipients.repository.ts';
 import {
@@ -117,7 +117,7 @@ export async function ingestLocations(
     await insertLocations(writes, ctx.capabilities, rows.locations);
     await insertEventsWithOutbox(writes, ctx.capabilities, rows.events, subscribed ? null : now);
     await saveSummaries(writes, ctx.capabilities, workspaceId, rows.sessions);
-    await saveTrackingStates(writes, ctx.capabilities, workspaceId, rows.states);
+    await saveInsideSets(writes, ctx.capabilities, workspaceId, rows.insideSets);
     await writePresence(trx, writes, ctx.capabilities, workspaceId, rows.presence);
     await addEventUsage(writes, ctx.capabilities, workspaceId, usagePeriod(now), rows.events.length);
     return {

@@ -181,7 +181,8 @@ export async function workspaceIdsWithDevices(db: Executor): Promise<string[]> {
 /**
  * Deletes up to `limit` of the workspace's locations received before `cutoff` (through the
  * (workspace_id, received_at) index) and returns how many went. Bounded so that one call never
- * holds the write lock for long.
+ * holds the write lock for long. A device's newest location is never deleted, however old: it is
+ * the device's last location, last seen and last evaluated times (devices/last-location.repository.ts).
  */
 export async function deleteLocationsReceivedBefore(
   db: Executor,
@@ -193,10 +194,19 @@ export async function deleteLocationsReceivedBefore(
     .deleteFrom('locations')
     .where('id', 'in', (eb) =>
       eb
-        .selectFrom('locations')
-        .select('id')
-        .where('workspace_id', '=', workspaceId)
-        .where('received_at', '<', cutoff)
+        .selectFrom('locations as l')
+        .select('l.id')
+        .where('l.workspace_id', '=', workspaceId)
+        .where('l.received_at', '<', cutoff)
+        .where('l.id', '<>', (sub) =>
+          sub
+            .selectFrom('locations as newest')
+            .select('newest.id')
+            .whereRef('newest.device_id', '=', 'l.device_id')
+            .orderBy('newest.recorded_at', 'desc')
+            .orderBy('newest.id', 'desc')
+            .limit(1),
+        )
         .limit(limit),
     )
     .executeTakeFirst();

@@ -1,5 +1,5 @@
 /** Location use cases: one location, a batch, and a device's history (contract §4.2). */
-import { findDevice } from '../devices/devices.repository.ts';
+import { deviceExists } from '../devices/devices.repository.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import type { ValidationIssue } from '../http/validation-errors.ts';
 import { FieldValidationError, NotFoundError } from '../shared/errors.ts';
@@ -104,6 +104,6 @@ export async function locationHistory(
   offset: number,
   limit: number,
 ): Promise<{ locations: StoredLocation[]; total: number }> {
-  if (!(await findDevice(ctx.db, workspaceId, deviceId))) throw new NotFoundError('Device');
+  if (!(await deviceExists(ctx.db, workspaceId, deviceId))) throw new NotFoundError('Device');
   return listLocations(ctx.db, workspaceId, { ...filters, deviceId }, offset, limit);
 }

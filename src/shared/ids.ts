@@ -47,3 +47,16 @@ export function uuidv7(nowMs: number = Date.now()): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * A UUID version 7 greater than `floor` (another UUID version 7): `uuidv7()`, unless `floor` is not
+ * older, as when another node's clock runs ahead; then one from the millisecond after `floor`'s.
+ * Ingestion uses it so that a device's location ids sort in the order they were applied, across
+ * nodes too (ties on the location time go to the larger id: devices/last-location.repository.ts).
+ */
+export function uuidv7After(floor: string): string {
+  const id = uuidv7();
+  if (id > floor) return id;
+  const floorMs = Number.parseInt(floor.slice(0, 8) + floor.slice(9, 13), 16);
+  return uuidv7(floorMs + 1);
+}

@@ -9,6 +9,7 @@ import { shardedUsageCounters } from './0008-sharded-usage-counters.ts';
 import { workflows } from './0009-workflows.ts';
 import { presenceAndFenceRules } from './0010-presence-and-fence-rules.ts';
 import { deliveryPortal } from './0011-delivery-portal.ts';
+import { deviceStateFromLocations } from './0012-device-state-from-locations.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   workflows,
   presenceAndFenceRules,
   deliveryPortal,
+  deviceStateFromLocations,
 ];
