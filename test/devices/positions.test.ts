@@ -118,24 +118,44 @@ describe('GET /devices/positions', () => {
         external_id: `ext-${i}`,
         user_id: null,
         metadata: '{}',
-        last_location: JSON.stringify({
-          point: { type: 'Point', coordinates: [i / 1000, 10] },
-          timestamp: created.toISOString(),
-          accuracy: null,
-        }),
-        last_seen_at: created,
-        last_evaluated_at: created,
         inside_geofence_ids: '[]',
         active_session_id: null,
         created_at: created,
         updated_at: created,
       };
     };
+    // Its position: one location row, the device's newest.
+    const location = (i: number) => {
+      const created = new Date(base + i * 1000);
+      return {
+        id: `00000000-0000-7000-8001-${String(i).padStart(12, '0')}`,
+        workspace_id: workspaceId,
+        device_id: row(i).id,
+        session_id: null,
+        lng: i / 1000,
+        lat: 10,
+        accuracy: null,
+        speed: null,
+        heading: null,
+        altitude: null,
+        metadata: '{}',
+        recorded_at: created,
+        received_at: created,
+        out_of_order: false,
+      };
+    };
     // Rows written directly: 50,001 devices through the API would take minutes.
     await db.transaction().execute(async (trx) => {
       for (let from = 0; from < total; from += 1000) {
-        const rows = Array.from({ length: Math.min(1000, total - from) }, (_, k) => row(from + k));
-        await trx.insertInto('devices').values(rows).execute();
+        const n = Math.min(1000, total - from);
+        await trx
+          .insertInto('devices')
+          .values(Array.from({ length: n }, (_, k) => row(from + k)))
+          .execute();
+        await trx
+          .insertInto('locations')
+          .values(Array.from({ length: n }, (_, k) => location(from + k)))
+          .execute();
       }
     });
     const positions = expectStatus<Positions>(
