@@ -8,6 +8,10 @@
  * null), and half the workspaces also hold a geofence with rules, far from the track, so that
  * evaluation takes its rules path too.
  *
+ * After every fix the device's answer (GET /devices/{id}: `last_location`, `last_seen_at`,
+ * `inside_geofence_ids`) equals a model's too: the newest in-order fix (equal times: the later
+ * one), when it arrived, and the geofences containing it.
+ *
  * Coordinates lie on a grid of 1e-4 degrees, so points often sit exactly on polygon edges and
  * corners; a point within a millimetre of a circle is moved off the grid, where float rounding in
  * two haversine implementations could disagree.
@@ -228,7 +232,15 @@ describe('null rules are §4.3 exactly (property, contract §4.5)', () => {
           return { lng, lat, at, accuracy: fix.accuracy };
         });
         const answered: string[] = [];
+        // The model of the device's answer: the newest in-order fix, when it arrived, what contains it.
+        let model: { last_location: unknown; last_seen_at: string | null; inside_geofence_ids: string[] } = {
+          last_location: null,
+          last_seen_at: null,
+          inside_geofence_ids: [],
+        };
         for (const [n, p] of points.entries()) {
+          // Each fix arrives a moment after the previous one: last_seen_at tells them apart.
+          t.clock.advance(7);
           const { events, location } = await postLocation(t, jwt, device.id, {
             coordinates: [p.lng, p.lat],
             timestamp: new Date(p.at).toISOString(),
@@ -237,6 +249,27 @@ describe('null rules are §4.3 exactly (property, contract §4.5)', () => {
           for (const e of events) answered.push(`${e.event_type}:${ids.indexOf(e.geofence_id)}@${n}`);
           const outOfOrder = points.slice(0, n).some((q) => q.at > p.at);
           assert.equal(location.out_of_order, outOfOrder, `fix ${n} out of order`);
+          if (!outOfOrder) {
+            model = {
+              last_location: {
+                point: { type: 'Point', coordinates: [p.lng, p.lat] },
+                timestamp: new Date(p.at).toISOString(),
+                accuracy: p.accuracy,
+              },
+              last_seen_at: t.clock.now().toISOString(),
+              inside_geofence_ids: referenceEvents(ids, shapes, points.slice(0, n + 1)).inside,
+            };
+          }
+          const answer = await getDevice(t, jwt, device.id);
+          assert.deepEqual(
+            {
+              last_location: answer.last_location,
+              last_seen_at: answer.last_seen_at,
+              inside_geofence_ids: answer.inside_geofence_ids,
+            },
+            model,
+            `the device after fix ${n}`,
+          );
         }
         const expected = referenceEvents(ids, shapes, points);
         assert.deepEqual(answered, expected.events, 'the POST answers');
