@@ -1,10 +1,14 @@
 /**
  * A device's last location, read from its newest location row (ADR 008, "Device state"): ingestion
- * no longer copies it onto the device row. "Newest" is the order `recorded_at desc, id desc`, read
- * through the `(device_id, recorded_at)` index. The newest row is always an in-order one: an
- * out-of-order location is by definition older than the newest evaluated one, and retention never
- * deletes a device's newest in-order location (locations.repository.ts). Ties on `recorded_at` go
- * to the larger id, which ingestion makes the last applied (ingest-plan.ts, `idAfter`).
+ * no longer copies it onto the device row. "Newest" is the largest `recorded_at`, read through the
+ * `(device_id, recorded_at)` index; among equal times, the last applied: the larger id on
+ * PostgreSQL (ingestion gives a device's locations ids above its newest one's, `uuidv7After`, so
+ * ids sort in the order applied across nodes too), the larger rowid on SQLite (its one writer
+ * inserts rows in the order applied; the index holds the rowid, so ties cost no sort).
+ *
+ * The newest row is always an in-order one: an out-of-order location is by definition older than
+ * the newest evaluated one, and retention never deletes a device's newest locations
+ * (locations.repository.ts).
  */
 import { toDate, toIso } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
@@ -37,7 +41,8 @@ export function newestLocationJoin(kind: FirstRowJoin['kind']): FirstRowJoin {
     alias: 'n',
     columns: 'id, lng, lat, accuracy, recorded_at, received_at',
     match: 'device_id = d.id',
-    order: 'recorded_at desc, id desc',
+    order: 'recorded_at desc',
+    tieBreak: { column: 'id', direction: 'desc' },
   };
 }
 

@@ -83,7 +83,7 @@ async function fireInWorkspace(
     const device = devices.get(visit.deviceId);
     const geofence = geofences.get(visit.geofenceId);
     if (!device || !geofence) continue; // disabled since: no event (contract §4.3), the visit stays as it is
-    const point = await lastKnownPoint(trx, visit.deviceId);
+    const point = await lastKnownPoint(trx, ctx.capabilities, workspaceId, visit.deviceId);
     if (!point) continue;
     const locked: LockedDevice = {
       id: visit.deviceId,

@@ -7,6 +7,7 @@ import { type SqlBool, sql } from 'kysely';
 import type { DialectCapabilities } from '../db/database.ts';
 import { chunks } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
+import { newestLocations } from '../devices/last-location.repository.ts';
 import type { KnownPoint } from './presence-plan.ts';
 
 export interface DueVisit {
@@ -109,16 +110,14 @@ export async function stillDue(trx: Executor, visits: readonly DueVisit[], now: 
  * The device's last known point, a dwell's point: its newest location (devices/last-location.repository.ts),
  * read after its lock, in a statement of its own (see `lockDevices`).
  */
-export async function lastKnownPoint(trx: Executor, deviceId: string): Promise<KnownPoint | null> {
-  const row = await trx
-    .selectFrom('locations')
-    .select(['id', 'lng', 'lat'])
-    .where('device_id', '=', deviceId)
-    .orderBy('recorded_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? { lng: Number(row.lng), lat: Number(row.lat), locationId: row.id } : null;
+export async function lastKnownPoint(
+  trx: Executor,
+  capabilities: DialectCapabilities,
+  workspaceId: string,
+  deviceId: string,
+): Promise<KnownPoint | null> {
+  const newest = (await newestLocations(trx, capabilities, workspaceId, [deviceId])).get(deviceId);
+  return newest ? { lng: newest.lng, lat: newest.lat, locationId: newest.id } : null;
 }
 
 export async function markDwelled(

@@ -183,6 +183,7 @@ export async function workspaceIdsWithDevices(db: Executor): Promise<string[]> {
  * (workspace_id, received_at) index) and returns how many went. Bounded so that one call never
  * holds the write lock for long. A device's newest location is never deleted, however old: it is
  * the device's last location, last seen and last evaluated times (devices/last-location.repository.ts).
+ * Locations of the same time as the newest stay with it.
  */
 export async function deleteLocationsReceivedBefore(
   db: Executor,
@@ -198,14 +199,13 @@ export async function deleteLocationsReceivedBefore(
         .select('l.id')
         .where('l.workspace_id', '=', workspaceId)
         .where('l.received_at', '<', cutoff)
-        .where('l.id', '<>', (sub) =>
+        // Older than the device's newest time: its newest location (and any other of that time)
+        // stays, whichever way ties are read.
+        .where('l.recorded_at', '<', (sub) =>
           sub
             .selectFrom('locations as newest')
-            .select('newest.id')
-            .whereRef('newest.device_id', '=', 'l.device_id')
-            .orderBy('newest.recorded_at', 'desc')
-            .orderBy('newest.id', 'desc')
-            .limit(1),
+            .select((eb) => eb.fn.max('newest.recorded_at').as('newest_at'))
+            .whereRef('newest.device_id', '=', 'l.device_id'),
         )
         .limit(limit),
     )

@@ -18,7 +18,9 @@ import type { Migration } from './migration.ts';
  */
 export const deviceStateFromLocations: Migration = {
   name: '0012_device_state_from_locations',
-  async up(db) {
+  async up(db, { dialect }) {
+    // Ties as the readers break them (devices/last-location.repository.ts).
+    const tieBreak = sql.raw(dialect === 'sqlite' ? 'rowid' : 'id');
     const devices = await sql<{
       id: string;
       workspace_id: string;
@@ -43,7 +45,7 @@ export const deviceStateFromLocations: Migration = {
         recorded_at: Date | string;
         received_at: Date | string;
       }>`select id, lng, lat, accuracy, recorded_at, received_at from locations
-         where device_id = ${device.id} order by recorded_at desc, id desc limit 1`.execute(db);
+         where device_id = ${device.id} order by recorded_at desc, ${tieBreak} desc limit 1`.execute(db);
       const row = newest.rows[0];
       const [lng, lat] = copy.point.coordinates;
       if (
@@ -56,8 +58,9 @@ export const deviceStateFromLocations: Migration = {
       ) {
         continue;
       }
-      // The copy's location is gone (or was never stored under its id): store it again. Its id
-      // must sort after any remaining location with the same time, so that it is the newest.
+      // The copy's location is gone (or was never stored under its id): store it again. It must
+      // come after any remaining location with the same time, so that it is the newest: a larger
+      // id (PostgreSQL), a larger rowid (SQLite: inserted last).
       let id = copy.location_id ?? uuidv7();
       const named = await sql<{ id: string }>`select id from locations where id = ${id}`.execute(db);
       if (named.rows.length > 0) continue; // still stored, not the newest: see ADR 008 ("Device state")
