@@ -64,10 +64,10 @@ describe('location retention', () => {
     // A newer location makes the day-30 one an ordinary old location.
     await postLocation(t, a, da.id, { coordinates: [9.007, 9.005] });
     assert.deepEqual(await purgeOldLocations(t.deps.database.db, t.clock, 90), { deleted: 1 });
-    assert.deepEqual(
-      (await left(a, da.id)).sort(),
-      [new Date(start + 100 * DAY_MS).toISOString(), new Date(start + 120 * DAY_MS + 1).toISOString()],
-    );
+    assert.deepEqual((await left(a, da.id)).sort(), [
+      new Date(start + 100 * DAY_MS).toISOString(),
+      new Date(start + 120 * DAY_MS + 1).toISOString(),
+    ]);
 
     // The event produced by a purged location is still there.
     assert.equal((await deviceEvents(t, a, da.id)).length, 1);
