@@ -12,6 +12,9 @@
  *  - Server CPU time per 1,000 batch locations and per single request (from /proc): far less
  *    sensitive than throughput to other work on the machine.
  *  - Resident memory of the server: per 10,000 geofences (index loaded) and per 10,000 devices.
+ *  - Storage growth per million locations over the timed batches (events and outbox rows
+ *    included): the SQLite file's used pages (WAL included, read through a connection of its own)
+ *    or PostgreSQL's `pg_database_size`.
  * Runs on SQLite, and on PostgreSQL too with --postgres (a fresh database is created and dropped).
  * Batch throughput is the median of three equal segments of the timed batches.
  * With --exit-buffer M, after all of the above and on the same server: batch ingestion into two
@@ -24,6 +27,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 // @ts-expect-error: the shared workload generator is plain JavaScript without types.
@@ -32,7 +36,7 @@ import { walkFences } from './support/edge-walk.ts';
 import { describeExitBuffer, type ExitBufferFigures, measureExitBuffer } from './support/exit-buffer-ab.ts';
 import { api, apiKeyAccount, pool } from './support/ingest-api.ts';
 import { freePort, load, median, processCpuMs, startServer, stopServer } from './support/load.ts';
-import { createBenchDatabase, dropBenchDatabase } from './support/postgres.ts';
+import { createBenchDatabase, databaseSizeBytes, dropBenchDatabase } from './support/postgres.ts';
 
 const { values } = parseArgs({
   options: {
@@ -72,6 +76,17 @@ const queryPoints = (points as (n: number, seed: number) => Array<[number, numbe
   2,
 );
 
+/** Bytes of the SQLite database's pages in use, as a reader sees it (WAL frames included). */
+function sqliteUsedBytes(file: string): number {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const one = (pragma: string) => Number(Object.values(db.prepare(`pragma ${pragma}`).get() ?? {})[0]);
+    return (one('page_count') - one('freelist_count')) * one('page_size');
+  } finally {
+    db.close();
+  }
+}
+
 function rssKiB(pid: number | undefined): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -105,8 +120,12 @@ interface DbFigures {
   /** Bare Fastify's req/s ÷ the reference machine's (how fast the VM was during this run). */
   bare_vs_reference: number;
   single_ratio: number;
+  /** Server CPU per single POST ÷ bare Fastify's per small POST (target ≤ 3). */
+  single_cpu_vs_bare: number;
   rss_mib_per_10k_geofences: number;
   rss_mib_per_10k_devices: number;
+  /** Database growth per 1,000,000 locations stored by the timed batches (MiB). */
+  storage_mib_per_million_locations: number;
   /** With --exit-buffer: the A/B figures. */
   exit_buffer?: ExitBufferFigures;
 }
@@ -182,6 +201,9 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
     const warmup = Math.ceil(DEVICES / 1000);
     for (let b = 0; b < warmup; b++) await api(base, 'POST', '/locations/batch', batchAt(b), auth);
     const rssDevices = rssKiB(server.pid);
+    const storedBytes = () =>
+      database === 'postgres' ? databaseSizeBytes(pgName) : sqliteUsedBytes(path.join(dir, 'ingest.db'));
+    const storageBefore = storedBytes();
     const timedCount = Math.max(3, BATCHES - warmup);
     const batchLevels: BatchLevel[] = [];
     for (const [level, inFlight] of CONCURRENCY.entries()) {
@@ -212,6 +234,9 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
       });
     }
     const firstLevel = batchLevels[0] as BatchLevel;
+    const storedLocations = timedCount * CONCURRENCY.length * 1000;
+    const storageMib =
+      Math.round((((storedBytes() - storageBefore) / 1024 / 1024) * 1_000_000 * 10) / storedLocations) / 10;
 
     // Single-location POSTs, random device and point per request, alternating with bare Fastify.
     const devices = (await api(base, 'GET', '/devices?limit=200', undefined, auth)).results as Array<{
@@ -296,8 +321,13 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
       bare_cpu_us_per_req: Math.round(median(bares.map((r) => r.cpuUs))),
       bare_vs_reference: Math.round((bareRps / REFERENCE_BARE_POST_RPS) * 100) / 100,
       single_ratio: Math.round((singleRps / bareRps) * 1000) / 1000,
+      single_cpu_vs_bare:
+        Math.round(
+          (median(singles.map((r) => r.cpuUs)) / Math.max(1, median(bares.map((r) => r.cpuUs)))) * 100,
+        ) / 100,
       rss_mib_per_10k_geofences: Math.round((((rssFences - rssStart) / 1024) * 10_000 * 10) / FENCES) / 10,
       rss_mib_per_10k_devices: Math.round((((rssDevices - rssFences) / 1024) * 10_000 * 10) / DEVICES) / 10,
+      storage_mib_per_million_locations: storageMib,
       ...(exitBuffer === undefined ? {} : { exit_buffer: exitBuffer }),
     };
   } catch (error) {
@@ -334,11 +364,14 @@ for (const r of results) {
   console.log(
     `${r.database.padEnd(9)} batch ${r.batch_levels.map((l) => `${l.locations_per_s} locations/s at ${l.in_flight} in flight (${l.events_per_s} events/s, ${l.events_total} events; server CPU ${l.cpu_ms_per_1000} ms per 1,000)`).join(', ')}; ` +
       `single POST ${r.single_rps} req/s = ${r.single_ratio} × bare Fastify (${r.bare_post_rps}), p50 ${r.single_p50_ms} ms, p99 ${r.single_p99_ms} ms, ` +
-      `CPU ${r.single_cpu_us_per_req} µs/req (bare ${r.bare_cpu_us_per_req}); ` +
-      `RSS ${r.rss_mib_per_10k_geofences} MiB per 10k geofences, ${r.rss_mib_per_10k_devices} MiB per 10k devices`,
+      `CPU ${r.single_cpu_us_per_req} µs/req (bare ${r.bare_cpu_us_per_req}, ${r.single_cpu_vs_bare} ×); ` +
+      `RSS ${r.rss_mib_per_10k_geofences} MiB per 10k geofences, ${r.rss_mib_per_10k_devices} MiB per 10k devices; ` +
+      `storage ${r.storage_mib_per_million_locations} MiB per million locations`,
   );
 }
-console.log('targets: batch ≥ 50,000/s SQLite, ≥ 20,000/s PostgreSQL; single ≥ 0.35 × bare, p99 < 25 ms');
+console.log(
+  'targets: batch ≥ 50,000/s SQLite, ≥ 40,000/s PostgreSQL; single POST server CPU ≤ 3 × bare Fastify per request, p99 < 25 ms',
+);
 for (const r of results) {
   console.log(
     `${r.database}: bare Fastify ran at ${r.bare_vs_reference} × the reference machine's ${REFERENCE_BARE_POST_RPS} req/s during this run`,

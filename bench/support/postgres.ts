@@ -18,3 +18,18 @@ export function createBenchDatabase(name: string): string {
 export function dropBenchDatabase(name: string): void {
   psql(`drop database if exists ${name} with (force)`);
 }
+
+/** Bytes on disk of database `name`'s tables and indexes (`pg_database_size`). */
+export function databaseSizeBytes(name: string): number {
+  const out = execFileSync('psql', [
+    '-h',
+    '127.0.0.1',
+    '-U',
+    'postgres',
+    '-d',
+    'test',
+    '-tAc',
+    `select pg_database_size('${name}')`,
+  ]);
+  return Number(out.toString().trim());
+}
