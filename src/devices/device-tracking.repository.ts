@@ -3,30 +3,37 @@
  * state they write back. Scoped by workspace like every device query.
  */
 import type { Selectable } from 'kysely';
-import { fromJson, json } from '../db/columns.ts';
+import { fromJson, json, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import { type StatementRunner, statement, updateFromValues } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LastLocation } from './devices.repository.ts';
 import type { DevicesTable } from './devices.tables.ts';
-import { type NewestLocation, newestLocations } from './last-location.repository.ts';
+import { newestLocations } from './last-location.repository.ts';
 
 type LockedDeviceRow = Pick<
   Selectable<DevicesTable>,
   'id' | 'user_id' | 'inside_geofence_ids' | 'active_session_id'
->;
+> & { last_at?: Date | string | null };
 
 /** What ingestion and session changes read of a device, under its row lock. */
 export interface LockedDevice {
   id: string;
   userId: string | null;
-  /** The newest evaluated location's time: its newest location row's `recorded_at`. */
+  /** The newest evaluated location's time: the largest `recorded_at` of its locations. */
   lastEvaluatedAt: Date | null;
-  /** That row (the device's last known point and the id its next location must exceed), or null. */
-  newest: NewestLocation | null;
+  /**
+   * The id of its newest location where ties on the time are read by id (PostgreSQL), which its
+   * next in-order location's id must exceed; null where they are read by rowid (SQLite: its one
+   * writer inserts in the order applied) or where it has none.
+   */
+  newestId: string | null;
   insideGeofenceIds: string[];
   activeSessionId: string | null;
 }
+
+/** The devices' newest location time, one index descent each (`max` reads the index's last entry). */
+const LAST_AT = '(select max(recorded_at) from locations where device_id = devices.id) as last_at';
 
 /**
  * Reads the devices' tracking state, locking their rows until the transaction ends (`FOR UPDATE`
@@ -34,11 +41,11 @@ export interface LockedDevice {
  * are locked in id order, so two batches sharing devices cannot deadlock. Ids of other workspaces
  * (or of no device) are simply absent from the result.
  *
- * The newest locations are read by a second statement, after the lock is held: in PostgreSQL's
- * read committed, a statement that waited for a row lock still reads other tables as they were
- * when it started, so a lateral read in the locking statement would miss the locations of the
- * transaction it waited for (`concurrency.test.ts`). The devices' own columns are re-read at the
- * lock, so those stay in the first.
+ * With row locks, the newest locations are read by a second statement, once the locks are held:
+ * in PostgreSQL's read committed, a statement that waited for a row lock re-reads the locked row
+ * but sees other tables as they were when it started, so a subquery in the locking statement would
+ * miss the locations of the transaction it waited for (`concurrency.test.ts`). SQLite, which runs
+ * one writer at a time, reads them in the same statement.
  */
 export async function lockDevices(
   db: Executor,
@@ -49,29 +56,32 @@ export async function lockDevices(
   const out = new Map<string, LockedDevice>();
   if (ids.length === 0) return out;
   const sorted = [...ids].sort();
+  const locking = capabilities.rowLocks;
   // Hand-built rather than through the query builder: its nodes for 1,000 ids cost more than the
   // query. The workspace is a residual filter (see `residualEquals`): the ids pick the rows.
   const b = statement(capabilities).sql(
-    'select id, user_id, inside_geofence_ids, active_session_id from devices where ',
+    `select id, user_id, inside_geofence_ids, active_session_id${locking ? '' : `, ${LAST_AT}`} from devices where `,
   );
   capabilities.statements.inList(b, 'id', sorted);
   b.sql(" and workspace_id || '' = ").value(workspaceId);
-  b.sql(` order by id${capabilities.rowLocks ? ' for update' : ''}`);
+  b.sql(` order by id${locking ? ' for update' : ''}`);
   const { rows } = await db.executeQuery(b.compile<LockedDeviceRow>());
   if (rows.length === 0) return out;
-  const newest = await newestLocations(
-    db,
-    capabilities,
-    workspaceId,
-    rows.map((r) => r.id),
-  );
+  const newest = locking
+    ? await newestLocations(
+        db,
+        capabilities,
+        workspaceId,
+        rows.map((r) => r.id),
+      )
+    : undefined;
   for (const row of rows) {
-    const n = newest.get(row.id) ?? null;
+    const n = newest?.get(row.id);
     out.set(row.id, {
       id: row.id,
       userId: row.user_id,
-      lastEvaluatedAt: n?.recordedAt ?? null,
-      newest: n,
+      lastEvaluatedAt: n ? n.recordedAt : toDateOrNull(row.last_at),
+      newestId: n?.id ?? null,
       insideGeofenceIds: fromJson<string[]>(row.inside_geofence_ids),
       activeSessionId: row.active_session_id,
     });

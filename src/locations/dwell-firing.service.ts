@@ -89,7 +89,7 @@ async function fireInWorkspace(
       id: visit.deviceId,
       userId: device.userId,
       lastEvaluatedAt: null,
-      newest: null,
+      newestId: null,
       insideGeofenceIds: [],
       activeSessionId: device.activeSessionId,
     };

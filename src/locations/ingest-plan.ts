@@ -15,7 +15,7 @@ import { type ContainmentIndex, type DeviceCursor, evaluateLocation, type Transi
 import type { ParsedLocation } from './location-input.ts';
 import type { StoredLocation } from './locations.repository.ts';
 import { pointOf } from './point.ts';
-import { DevicePresence, type DwellTimer, type FiredDwell } from './presence-plan.ts';
+import { DevicePresence, type DwellTimer, type FiredDwell, type KnownPoint } from './presence-plan.ts';
 
 export interface IngestItem {
   /** The caller's handle for this item (e.g. its index in a batch). */
@@ -43,9 +43,10 @@ export interface DevicePlan {
   presence: DevicePresence;
 }
 
-/** Stored dwell timers of the devices, read under their locks (their last known points are `newest`). */
+/** Stored dwell timers and last known points of the devices, read under their locks. */
 export interface DwellState {
   timers: ReadonlyMap<string, DwellTimer[]>;
+  lastPoints: ReadonlyMap<string, KnownPoint>;
 }
 
 export interface Plan {
@@ -75,13 +76,12 @@ export function planDevices(
       insideIds: device.insideGeofenceIds,
       lastEvaluatedAt: device.lastEvaluatedAt,
     };
-    const newest = device.newest;
     const presence = new DevicePresence(
       dwell?.timers.get(deviceId) ?? [],
-      newest === null ? null : { lng: newest.lng, lat: newest.lat, locationId: newest.id },
+      dwell?.lastPoints.get(deviceId) ?? null,
     );
     // The id the device's next in-order location must exceed (its newest row's, then each new one's).
-    let floor = newest?.id ?? null;
+    let floor = device.newestId;
     const steps: PlannedLocation[] = [];
     for (const item of group) {
       const { lng, lat, recordedAt } = item.location;

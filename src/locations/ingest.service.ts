@@ -90,7 +90,10 @@ export async function ingestLocations(
     const deviceIds = [...new Set(items.map((i) => i.deviceId))];
     const devices = await lockDevices(trx, ctx.capabilities, workspaceId, deviceIds);
     // Stored dwell timers matter only where some geofence sets a rule (contract §4.5).
-    const dwell = index.hasRules === true ? await readDwellState(trx, [...devices.keys()]) : undefined;
+    const dwell =
+      index.hasRules === true
+        ? await readDwellState(trx, ctx.capabilities, workspaceId, [...devices.keys()])
+        : undefined;
     const plan = planDevices(workspaceId, items, devices, index, now, dwell);
     const sessionIds = plan.devices.flatMap((d) =>
       d.device.activeSessionId ? [d.device.activeSessionId] : [],

@@ -1,19 +1,28 @@
 /**
- * Ingestion's SQL of `geofence_presence` (contract §4.5, ADR 015): the stored dwell timers of the
- * locked devices (read only in workspaces whose geofences set rules), and the
+ * Ingestion's SQL of `geofence_presence` (contract §4.5, ADR 015): the stored dwell timers and last
+ * known points of the locked devices (read only in workspaces whose geofences set rules), and the
  * rows an ingestion leaves behind: pairs it touched are deleted and, when the device is inside,
  * inserted again; visits stored before that dwelt now get `dwelled_at`.
  */
 import type { DialectCapabilities } from '../db/database.ts';
 import { chunks, insertRows, type StatementRunner } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
+import { newestLocations } from '../devices/last-location.repository.ts';
 import type { DwellState, PresenceRows } from './ingest-plan.ts';
-import type { DwellTimer } from './presence-plan.ts';
+import type { DwellTimer, KnownPoint } from './presence-plan.ts';
 
 const IN_CHUNK = 500;
 
-/** The pending dwell timers of these devices (their last known points come with their lock). */
-export async function readDwellState(db: Executor, deviceIds: readonly string[]): Promise<DwellState> {
+/**
+ * The pending dwell timers of these devices and, for the devices that have one, their last known
+ * point: their newest location (devices/last-location.repository.ts).
+ */
+export async function readDwellState(
+  db: Executor,
+  capabilities: DialectCapabilities,
+  workspaceId: string,
+  deviceIds: readonly string[],
+): Promise<DwellState> {
   const timers = new Map<string, DwellTimer[]>();
   for (const part of chunks(deviceIds, IN_CHUNK)) {
     const rows = await db
@@ -30,7 +39,12 @@ export async function readDwellState(db: Executor, deviceIds: readonly string[])
       timers.set(r.device_id, list);
     }
   }
-  return { timers };
+  const lastPoints = new Map<string, KnownPoint>();
+  if (timers.size > 0) {
+    const newest = await newestLocations(db, capabilities, workspaceId, [...timers.keys()]);
+    for (const [id, n] of newest) lastPoints.set(id, { lng: n.lng, lat: n.lat, locationId: n.id });
+  }
+  return { timers, lastPoints };
 }
 
 /**
