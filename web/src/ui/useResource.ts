@@ -4,7 +4,7 @@
  * the previous filter's rows.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { errorMessage } from '../api/client.ts';
+import { errorMessage, thrownMessage } from '../api/client.ts';
 
 /** What a typed openapi-fetch call answers. */
 export interface ApiAnswer<T> {
@@ -46,7 +46,7 @@ export function useResource<T>(
       })
       .catch((failure: unknown) => {
         if (abort.signal.aborted) return;
-        setError(failure instanceof Error ? failure.message : String(failure));
+        setError(thrownMessage(failure));
         setLoading(false);
       });
     return () => abort.abort();
