@@ -206,6 +206,8 @@ export function GeofenceForm(props: Props) {
       : await api.POST('/api/v1/geofences', { body: { ...fields, enabled, geometry: parsed.geometry } });
     setBusy(false);
     if (data) {
+      // A rule not sent may have been changed elsewhere: show what the geofence has now.
+      setRules(ruleTexts(data));
       props.onSaved(data, !geofence);
       return;
     }
