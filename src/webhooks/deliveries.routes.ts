@@ -125,7 +125,7 @@ export async function deliveryRoutes(
         summary: 'A delivery with its request and attempts',
         description:
           'The record, `request_body` (the bytes every attempt sends) and each attempt with the headers ' +
-          'it was sent with (`request_headers`, secret-looking custom header values masked) and the ' +
+          'it was sent with (`request_headers`, custom header values masked) and the ' +
           "receiver's status and first 1 KiB of its answer.",
         params: DeliveryIdParams,
         response: { 200: DeliveryDetailSchema, ...errorResponses(401, 403, 404) },

@@ -101,9 +101,8 @@ export const AttemptSchema = Type.Object({
       description:
         'The headers this attempt was sent with, in the order sent: ours (`Content-Type`, `User-Agent`, ' +
         '`X-SVC-Signature`, `X-SVC-Event-ID`, `X-Idempotency-Key`, `X-SVC-Attempt` and the legacy ' +
-        "duplicates) and the webhook's custom headers, except that a custom header whose name contains " +
-        '`auth`, `token`, `key`, `secret`, `passw`, `cookie`, `credential`, `session` or `signature` ' +
-        '(any case) shows `•••` instead of its value. The HTTP client adds `Host`, `Content-Length` and ' +
+        "duplicates) and the webhook's custom headers by name, each with the value `•••` (custom headers " +
+        "carry receivers' credentials; the webhook shows its configured values). The HTTP client adds `Host`, `Content-Length` and " +
         '`Connection`, not listed. Null for attempts recorded before headers were kept, and for an ' +
         'attempt that could not be built (e.g. its secret could not be opened).',
     }),

@@ -59,7 +59,7 @@ export interface WebhookDeliveryAttemptsTable {
   /** At most 1 KiB of the response body. */
   response_body_excerpt: string | null;
   /**
-   * The headers this attempt was sent with, as JSON object text (secret-looking custom header
+   * The headers this attempt was sent with, as JSON object text (custom header
    * values masked, ADR 018); null for attempts recorded before migration 0011 or never sent.
    */
   request_headers: string | null;

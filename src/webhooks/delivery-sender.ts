@@ -30,7 +30,7 @@ export interface AttemptOutcome {
   durationMs: number;
   errorMessage: string | null;
   bodyExcerpt: string | null;
-  /** The headers sent, for the attempt's record (secret-looking custom values masked). */
+  /** The headers sent, for the attempt's record (custom header values masked). */
   requestHeaders: Record<string, string>;
 }
 

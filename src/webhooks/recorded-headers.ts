@@ -1,33 +1,21 @@
 /**
  * What an attempt's record keeps of its request headers (ADR 018): every header we set, as sent
- * (signature, timestamps in the payload, attempt number, idempotency key), and the webhook's custom
- * headers — except that a custom header whose name looks like it carries a credential has its value
- * replaced by `•••`. The record is read by every member with `webhooks:read`; the credential a
- * customer gave their receiver is not theirs to read back from here (GET /webhooks/{id} shows the
- * configured headers to those who manage the webhook). Our own headers are never masked: the
- * signature is an HMAC that proves nothing without the body and cannot be replayed with another.
+ * (signature, attempt number, idempotency key, content type), and the names of the webhook's custom
+ * headers with their values replaced by `•••`. The record is read by every holder of
+ * `webhooks:read`, and a custom header is where customers put the credential their receiver checks;
+ * guessing which names carry one (`Authorization`, `X-Api-Key`, but also `X-Pass`, `X-Bearer`, …)
+ * would leak the ones the guess misses, so no custom value is kept. The webhook itself shows its
+ * configured headers. Our own headers are never masked: they are what the customer compares.
  */
 
 export const MASK = '•••';
 
-/** Name fragments (case-insensitive) of custom headers whose values are masked. */
-const SECRET_LOOKING = /auth|token|key|secret|passw|cookie|credential|session|signature/i;
-
-export function looksSecret(headerName: string): boolean {
-  return SECRET_LOOKING.test(headerName);
-}
-
-/**
- * `sent` with the values of the custom headers among them masked where their names look secret.
- * `customNames` are the names of the webhook's custom headers that were actually sent.
- */
+/** `sent` with the values of the webhook's custom headers (`customNames`, as sent) masked. */
 export function recordedHeaders(
   sent: Readonly<Record<string, string>>,
   customNames: ReadonlySet<string>,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(sent)) {
-    out[name] = customNames.has(name) && looksSecret(name) ? MASK : value;
-  }
+  for (const [name, value] of Object.entries(sent)) out[name] = customNames.has(name) ? MASK : value;
   return out;
 }

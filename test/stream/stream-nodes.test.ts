@@ -216,8 +216,13 @@ for (const variant of variants) {
       await postLocation(one, quietJwt, quietDevice.id, { coordinates: [1, 1] });
       await postLocation(one, watchedJwt, watchedDevice.id, { coordinates: [2, 2] });
       await onTwo.next(locationOf(watchedDevice.id, 2), 'the watched location on node 2');
+      // The tap is a listener of its own and may hear the frame after node 2 did. Frames reach every
+      // listener in channel order, so once it has the watched one it has anything posted before.
+      await eventually(
+        () => frames.slice(from).some((f) => f.includes(watchedDevice.id)),
+        'the watched device went over the transport',
+      );
       const sent = frames.slice(from).join('\n');
-      assert.ok(sent.includes(watchedDevice.id), 'the watched device went over the transport');
       assert.ok(!sent.includes(quietDevice.id), 'the unwatched device did not');
       assert.ok(!sent.includes(quiet.workspace.id), 'nor anything of its workspace');
     });

@@ -1,6 +1,7 @@
 /**
  * The rules of contract §4.5 on the Geofences page, in a real browser against the real server: on a
  * concave polygon, a dwell below its range is refused by the server with the message at the field;
+ * text that is not a number is refused at the field; a save sends only the rules changed in the form;
  * dwell and exit buffer are saved and still there after a reload (a new sign-in); the exit buffer
  * is drawn as a dashed ring around the polygon that follows the field as it is typed; a device
  * located inside is listed under "Devices inside now", linked to the Devices page.
@@ -118,6 +119,39 @@ describe('dashboard: geofence rules (§4.5)', () => {
         'accuracy left empty stays off',
       );
 
+      // Text that is not a number reads as '' in a number field: refused at the field, not saved
+      // as "rule off".
+      const accuracy = form.getByLabel('Maximum accuracy (metres)');
+      await accuracy.pressSequentially('1e');
+      await form.getByRole('button', { name: 'Save changes' }).click();
+      await form.getByText('Enter a number, or leave empty to switch the rule off.').waitFor();
+      assert.equal(await accuracy.getAttribute('aria-invalid'), 'true');
+
+      // A save sends only the rules changed in the form: one changed elsewhere meanwhile stays.
+      await httpExpect(200, base, 'PATCH', `/geofences/${fence.id}`, {
+        token: account.token,
+        body: { max_accuracy_m: 25 },
+      });
+      await accuracy.fill('');
+      await dwell.fill('400');
+      const patched = page.waitForResponse(
+        (r) => r.url().endsWith(`/api/v1/geofences/${fence.id}`) && r.request().method() === 'PATCH',
+      );
+      await form.getByRole('button', { name: 'Save changes' }).click();
+      assert.equal((await patched).status(), 200);
+      const merged = await httpExpect<GeofenceOut>(200, base, 'GET', `/geofences/${fence.id}`, {
+        token: account.token,
+      });
+      assert.deepEqual([merged.dwell_seconds, merged.exit_buffer_m, merged.max_accuracy_m], [400, 120, 25]);
+      await form.getByText('Enter a number', { exact: false }).waitFor({ state: 'detached' });
+      assert.equal(await accuracy.inputValue(), '25', 'the form shows the rule changed elsewhere');
+      await dwell.fill('300');
+      const restored = page.waitForResponse(
+        (r) => r.url().endsWith(`/api/v1/geofences/${fence.id}`) && r.request().method() === 'PATCH',
+      );
+      await form.getByRole('button', { name: 'Save changes' }).click();
+      assert.equal((await restored).status(), 200);
+
       // A device reports from inside: it is listed, linked to its page.
       const device = await httpExpect<{ id: string }>(201, base, 'POST', '/devices', {
         token: account.token,
@@ -136,7 +170,7 @@ describe('dashboard: geofence rules (§4.5)', () => {
       const again = page.getByRole('region', { name: 'Edit “Yard”' });
       assert.equal(await again.getByLabel('Dwell (seconds)').inputValue(), '300');
       assert.equal(await again.getByLabel('Exit buffer (metres)').inputValue(), '120');
-      assert.equal(await again.getByLabel('Maximum accuracy (metres)').inputValue(), '');
+      assert.equal(await again.getByLabel('Maximum accuracy (metres)').inputValue(), '25');
       const kept = await bufferRing(page);
       assert.ok(Math.abs(kept.width - large.width) < 3, `${kept.width} ≈ ${large.width}`);
 

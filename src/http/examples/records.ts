@@ -281,7 +281,7 @@ export const deliveryBody = JSON.stringify({
 function sentHeaders(attempt: number): Record<string, string> {
   const signature = signBody(deliveryBody, webhookSecret.secret);
   return {
-    'X-Team': 'dispatch',
+    'X-Team': '•••',
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     'x-svc-signature': signature,

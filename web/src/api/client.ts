@@ -53,3 +53,15 @@ export function errorMessage(error: unknown): string {
   }
   return 'Something went wrong. Please try again.';
 }
+
+/**
+ * What to show for a call that threw instead of answering: openapi-fetch rejects when the network
+ * fails (fetch's TypeError), the clipboard when it is denied.
+ */
+export function thrownMessage(failure: unknown): string {
+  if (failure instanceof TypeError) {
+    return `The server could not be reached (${failure.message}). Check the connection and try again.`;
+  }
+  if (failure instanceof Error) return failure.message;
+  return errorMessage(failure);
+}

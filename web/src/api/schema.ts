@@ -6551,7 +6551,7 @@ export interface paths {
   "/api/v1/webhooks/deliveries/{delivery_id}": {
     /**
      * A delivery with its request and attempts
-     * @description The record, `request_body` (the bytes every attempt sends) and each attempt with the headers it was sent with (`request_headers`, secret-looking custom header values masked) and the receiver's status and first 1 KiB of its answer.
+     * @description The record, `request_body` (the bytes every attempt sends) and each attempt with the headers it was sent with (`request_headers`, custom header values masked) and the receiver's status and first 1 KiB of its answer.
      */
     get: {
       parameters: {
@@ -9722,7 +9722,7 @@ export interface components {
       error_message: string | null;
       /** @description At most the first 1 KiB of the response body */
       response_body_excerpt: string | null;
-      /** @description The headers this attempt was sent with, in the order sent: ours (`Content-Type`, `User-Agent`, `X-SVC-Signature`, `X-SVC-Event-ID`, `X-Idempotency-Key`, `X-SVC-Attempt` and the legacy duplicates) and the webhook's custom headers, except that a custom header whose name contains `auth`, `token`, `key`, `secret`, `passw`, `cookie`, `credential`, `session` or `signature` (any case) shows `•••` instead of its value. The HTTP client adds `Host`, `Content-Length` and `Connection`, not listed. Null for attempts recorded before headers were kept, and for an attempt that could not be built (e.g. its secret could not be opened). */
+      /** @description The headers this attempt was sent with, in the order sent: ours (`Content-Type`, `User-Agent`, `X-SVC-Signature`, `X-SVC-Event-ID`, `X-Idempotency-Key`, `X-SVC-Attempt` and the legacy duplicates) and the webhook's custom headers by name, each with the value `•••` (custom headers carry receivers' credentials; the webhook shows its configured values). The HTTP client adds `Host`, `Content-Length` and `Connection`, not listed. Null for attempts recorded before headers were kept, and for an attempt that could not be built (e.g. its secret could not be opened). */
       request_headers: {
         [key: string]: string;
       } | null;

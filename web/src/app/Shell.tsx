@@ -1,5 +1,5 @@
 /** The signed-in frame: skip link, navigation, workspace switcher and sign-out around the page. */
-import { type ChangeEvent, type ReactNode, useState } from 'react';
+import { type ChangeEvent, type ReactNode, useEffect, useState } from 'react';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { Link } from './Link.tsx';
 import { NotificationsBell } from './NotificationsBell.tsx';
@@ -21,6 +21,10 @@ export function Shell({ children }: { children: ReactNode }) {
   const { me, logout, switchWorkspace } = useAuth();
   const { path } = useLocation();
   const [problem, setProblem] = useState<string | null>(null);
+  // On a phone the navigation folds behind a Menu button; a chosen page folds it again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: fold when the page changes
+  useEffect(() => setMenuOpen(false), [path]);
 
   const onWorkspace = async (event: ChangeEvent<HTMLSelectElement>): Promise<void> => {
     setProblem(await switchWorkspace(event.target.value));
@@ -33,7 +37,16 @@ export function Shell({ children }: { children: ReactNode }) {
       </a>
       <header className="topbar">
         <span className="brand">◎ Geofence</span>
-        <nav aria-label="Main">
+        <button
+          type="button"
+          className="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
+        <nav aria-label="Main" id="main-nav" className={menuOpen ? 'open' : undefined}>
           <ul>
             {NAV.map((item) => (
               <li key={item.href}>

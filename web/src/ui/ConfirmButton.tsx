@@ -1,9 +1,11 @@
 /**
  * A button for an action that cannot be undone: the first press asks, in place, and only
  * "Confirm" acts. No modal: the question stays next to what it is about, and Escape or
- * "Cancel" backs out.
+ * "Cancel" backs out. An action that throws (the network failed) is reported beside the button
+ * rather than lost as an unhandled rejection.
  */
 import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { thrownMessage } from '../api/client.ts';
 
 export function ConfirmButton({
   children,
@@ -22,6 +24,7 @@ export function ConfirmButton({
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
@@ -29,14 +32,24 @@ export function ConfirmButton({
 
   if (!asking)
     return (
-      <button
-        type="button"
-        className={danger ? 'danger' : undefined}
-        disabled={disabled}
-        onClick={() => setAsking(true)}
-      >
-        {children}
-      </button>
+      <>
+        <button
+          type="button"
+          className={danger ? 'danger' : undefined}
+          disabled={disabled}
+          onClick={() => {
+            setFailure(null);
+            setAsking(true);
+          }}
+        >
+          {children}
+        </button>
+        {failure ? (
+          <span className="field-error" role="alert">
+            {failure}
+          </span>
+        ) : null}
+      </>
     );
   return (
     // biome-ignore lint/a11y/useSemanticElements: a group of two buttons with its question, not a form fieldset
@@ -56,10 +69,16 @@ export function ConfirmButton({
         disabled={busy}
         onClick={() => {
           setBusy(true);
-          void Promise.resolve(onConfirm()).finally(() => {
-            setBusy(false);
-            setAsking(false);
-          });
+          void (async () => {
+            try {
+              await onConfirm();
+            } catch (thrown) {
+              setFailure(thrownMessage(thrown));
+            } finally {
+              setBusy(false);
+              setAsking(false);
+            }
+          })();
         }}
       >
         {confirmLabel}

@@ -1,10 +1,11 @@
 /**
  * Loads one API answer for a page and reloads it when `key` changes or `reload()` is called.
- * An answer that arrives after the key moved on is dropped, so a fast filter change never shows
- * the previous filter's rows.
+ * An answer that arrives after the key moved on is dropped, and the answer of another key is never
+ * returned: after a filter change `data` is null (loading) until this filter's answer arrives, so
+ * no render shows the previous filter's rows under the new filter. `reload()` keeps the rows shown.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { errorMessage } from '../api/client.ts';
+import { errorMessage, thrownMessage } from '../api/client.ts';
 
 /** What a typed openapi-fetch call answers. */
 export interface ApiAnswer<T> {
@@ -23,7 +24,7 @@ export function useResource<T>(
   load: (signal: AbortSignal) => Promise<ApiAnswer<T>>,
   key: string,
 ): Resource<T> {
-  const [data, setData] = useState<T | null>(null);
+  const [answer, setAnswer] = useState<{ key: string; data: T } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [generation, setGeneration] = useState(0);
@@ -36,22 +37,23 @@ export function useResource<T>(
     setLoading(true);
     void loadRef
       .current(abort.signal)
-      .then((answer) => {
+      .then((result) => {
         if (abort.signal.aborted) return;
-        if (answer.data !== undefined) {
-          setData(answer.data);
+        if (result.data !== undefined) {
+          setAnswer({ key, data: result.data });
           setError(null);
-        } else setError(errorMessage(answer.error));
+        } else setError(errorMessage(result.error));
         setLoading(false);
       })
       .catch((failure: unknown) => {
         if (abort.signal.aborted) return;
-        setError(failure instanceof Error ? failure.message : String(failure));
+        setError(thrownMessage(failure));
         setLoading(false);
       });
     return () => abort.abort();
   }, [key, generation]);
 
   const reload = useCallback(() => setGeneration((n) => n + 1), []);
+  const data = answer !== null && answer.key === key ? answer.data : null;
   return { data, error, loading, reload };
 }

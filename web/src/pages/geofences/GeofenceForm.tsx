@@ -102,6 +102,21 @@ function ruleValue(text: string): number | null {
   return text.trim() === '' ? null : Number(text);
 }
 
+const BAD_NUMBER = 'Enter a number, or leave empty to switch the rule off.';
+
+/**
+ * The rules a save sends: a new geofence those that are set; an edit only those changed since it
+ * was loaded, so a save does not undo a rule changed elsewhere meanwhile.
+ */
+function rulesToSend(geofence: Geofence | null, rules: RuleTexts): Partial<Record<RuleName, number | null>> {
+  const send: Partial<Record<RuleName, number | null>> = {};
+  for (const { name } of RULES) {
+    const value = ruleValue(rules[name]);
+    if (geofence ? value !== (geofence[name] ?? null) : value !== null) send[name] = value;
+  }
+  return send;
+}
+
 /** The metadata text as the object the API wants, or why it is not one. */
 function parseMetadata(text: string): { value: Record<string, unknown> } | { problem: string } {
   if (text.trim() === '') return { value: {} };
@@ -144,6 +159,18 @@ export function GeofenceForm(props: Props) {
     event.preventDefault();
     setFieldErrors({});
     setFormError(null);
+    // A number field holding text that is not a number reads as '' (which would switch the rule
+    // off): only the field's validity tells the two apart.
+    const badRules: FieldErrors = {};
+    for (const { name: rule } of RULES) {
+      const input = event.currentTarget.elements.namedItem(rule);
+      if (input instanceof HTMLInputElement && input.validity.badInput) badRules[rule] = BAD_NUMBER;
+    }
+    if (Object.keys(badRules).length > 0) {
+      setFieldErrors(badRules);
+      setFormError('Some fields need a fix: see the messages below them.');
+      return;
+    }
     if ('problem' in metadata) {
       setFormError(metadata.problem);
       return;
@@ -167,9 +194,7 @@ export function GeofenceForm(props: Props) {
       description: description.trim() === '' ? null : description,
       external_id: externalId.trim() === '' ? null : externalId,
       metadata: metadata.value,
-      dwell_seconds: ruleValue(rules.dwell_seconds),
-      exit_buffer_m: ruleValue(rules.exit_buffer_m),
-      max_accuracy_m: ruleValue(rules.max_accuracy_m),
+      ...rulesToSend(geofence, rules),
     };
     const { data, error, response } = geofence
       ? await api.PATCH('/api/v1/geofences/{geofence_id}', {
@@ -181,6 +206,8 @@ export function GeofenceForm(props: Props) {
       : await api.POST('/api/v1/geofences', { body: { ...fields, enabled, geometry: parsed.geometry } });
     setBusy(false);
     if (data) {
+      // A rule not sent may have been changed elsewhere: show what the geofence has now.
+      setRules(ruleTexts(data));
       props.onSaved(data, !geofence);
       return;
     }
@@ -372,6 +399,7 @@ export function GeofenceForm(props: Props) {
               {(attrs) => (
                 <input
                   {...attrs}
+                  name={rule.name}
                   type="number"
                   inputMode={rule.integer ? 'numeric' : 'decimal'}
                   min={rule.min}

@@ -8,7 +8,7 @@ import { announceNotificationsChanged } from '../../app/NotificationsBell.tsx';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
 import { useResource } from '../../ui/useResource.ts';
 
 type Notification = Schemas['Notification'];
@@ -28,6 +28,7 @@ export default function NotificationsPage() {
       }),
     `${unreadOnly}:${offset}`,
   );
+  useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
 
   const afterChange = (error: unknown, message: string): void => {
     setProblem(error ? errorMessage(error) : null);

@@ -5,10 +5,11 @@
 import { useState } from 'react';
 import { api, errorMessage, type Schemas } from '../../api/client.ts';
 import { useLocation } from '../../app/router.ts';
+import { useAuth } from '../../auth/AuthProvider.tsx';
 import { ConfirmButton } from '../../ui/ConfirmButton.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
 import { useResource } from '../../ui/useResource.ts';
 
 type Invitation = Schemas['Invitation'];
@@ -18,6 +19,7 @@ const OFFSET_KEY = 'invitations_offset';
 
 export function InvitationList({ workspaceId, version }: { workspaceId: string; version: number }) {
   const { query } = useLocation();
+  const { me } = useAuth();
   const offset = offsetOf(query, OFFSET_KEY);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -29,6 +31,7 @@ export function InvitationList({ workspaceId, version }: { workspaceId: string; 
       }),
     `${workspaceId}:${offset}:${version}`,
   );
+  useLastPageWhenPastEnd(invitations.data?.pagination, invitations.data?.results.length ?? 0, OFFSET_KEY);
   // Read once per render: whether an invitation has expired is shown, not ticking.
   const now = Date.now();
 
@@ -100,13 +103,16 @@ export function InvitationList({ workspaceId, version }: { workspaceId: string; 
                       )}
                     </td>
                     <td className="row-actions">
-                      <ConfirmButton
-                        question={`Send ${invitation.email} a new link?`}
-                        confirmLabel="Resend"
-                        onConfirm={() => act(invitation, 'resend')}
-                      >
-                        Resend<span className="visually-hidden"> to {invitation.email}</span>
-                      </ConfirmButton>
+                      {/* Renewing an owner invitation grants ownership for longer: only an owner may. */}
+                      {invitation.role === 'owner' && me?.role !== 'owner' ? null : (
+                        <ConfirmButton
+                          question={`Send ${invitation.email} a new link?`}
+                          confirmLabel="Resend"
+                          onConfirm={() => act(invitation, 'resend')}
+                        >
+                          Resend<span className="visually-hidden"> to {invitation.email}</span>
+                        </ConfirmButton>
+                      )}
                       <ConfirmButton
                         danger
                         question={`Revoke the invitation of ${invitation.email}?`}

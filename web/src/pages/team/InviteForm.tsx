@@ -1,6 +1,6 @@
 /** Invite by e-mail with a role: someone with an account joins at once, anyone else gets an e-mail. */
 import { type FormEvent, useId, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { api, errorMessage, thrownMessage } from '../../api/client.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { Field, formValue, Notice } from '../../ui/forms.tsx';
 import { ROLE_HELP, type Role, rolesYouMayGrant } from './roles.ts';
@@ -18,28 +18,34 @@ export function InviteForm({ workspaceId, onInvited }: { workspaceId: string; on
     const email = formValue(form, 'email').trim();
     const role = formValue(form, 'role') as Role;
     setBusy(true);
-    const {
-      data,
-      error: failure,
-      response,
-    } = await api.POST('/api/v1/workspaces/{workspace_id}/members', {
-      params: { path: { workspace_id: workspaceId } },
-      body: { email, role },
-    });
-    setBusy(false);
-    if (!data) {
+    try {
+      const {
+        data,
+        error: failure,
+        response,
+      } = await api.POST('/api/v1/workspaces/{workspace_id}/members', {
+        params: { path: { workspace_id: workspaceId } },
+        body: { email, role },
+      });
+      if (!data) {
+        setDone(null);
+        setError(errorMessage(failure));
+        return;
+      }
+      setError(null);
+      setDone(
+        response.status === 201
+          ? `${email} already had an account and is now a ${role} of this workspace.`
+          : `Invitation sent to ${email}. It is valid for 7 days.`,
+      );
+      form.reset();
+      onInvited();
+    } catch (thrown) {
       setDone(null);
-      setError(errorMessage(failure));
-      return;
+      setError(thrownMessage(thrown));
+    } finally {
+      setBusy(false);
     }
-    setError(null);
-    setDone(
-      response.status === 201
-        ? `${email} already had an account and is now a ${role} of this workspace.`
-        : `Invitation sent to ${email}. It is valid for 7 days.`,
-    );
-    form.reset();
-    onInvited();
   };
 
   return (

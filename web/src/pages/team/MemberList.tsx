@@ -9,7 +9,7 @@ import { useLocation } from '../../app/router.ts';
 import { ConfirmButton } from '../../ui/ConfirmButton.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { type Role, rolesYouMayGrant } from './roles.ts';
 
@@ -41,6 +41,7 @@ export function MemberList({
       }),
     `${workspaceId}:${offset}:${version}`,
   );
+  useLastPageWhenPastEnd(members.data?.pagination, members.data?.results.length ?? 0);
   const manages = myRole === 'owner' || myRole === 'admin';
 
   /** True when the API made the change. */

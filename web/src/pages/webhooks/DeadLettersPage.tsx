@@ -4,12 +4,12 @@
  * progress, then the list and the totals are loaded again.
  */
 import { useId, useMemo, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { api, errorMessage, thrownMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { type BulkProgress, retryInChunks } from './bulkRetry.ts';
 import { DeadLetterStats } from './DeadLetterStats.tsx';
@@ -33,6 +33,7 @@ export function DeadLettersPage() {
     (signal) => listDeadLetters(filters, offset, signal),
     `${JSON.stringify(filters)}:${offset}:${generation}`,
   );
+  useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
   const stats = useResource(
     (signal) => api.GET('/api/v1/webhooks/dlq/stats', { signal }),
     String(generation),
@@ -42,6 +43,10 @@ export function DeadLettersPage() {
   const [running, setRunning] = useState(false);
   const [single, setSingle] = useState<{ entry: DeadLetter; deliveryId: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** Entries whose single retry is under way: their Retry is off, so one press sends one retry. */
+  const [inFlight, setInFlight] = useState<ReadonlySet<string>>(new Set());
+  /** Entries retried here, with the new delivery each became: a link to it replaces Retry. */
+  const [retried, setRetried] = useState<ReadonlyMap<string, string>>(new Map());
 
   const refresh = (): void => {
     setSelected(new Set());
@@ -53,18 +58,30 @@ export function DeadLettersPage() {
   };
 
   const rows = list.data?.results ?? [];
-  const selectable = rows.filter((r) => !r.requeued);
+  const selectable = rows.filter(retryable);
   const allSelected = selectable.length > 0 && selectable.every((r) => selected.has(r.dlq_id));
 
   const retryOne = async (entry: DeadLetter): Promise<void> => {
-    const { data, error: failure } = await api.POST('/api/v1/webhooks/dlq/{dlq_id}/retry', {
-      params: { path: { dlq_id: entry.dlq_id } },
-    });
-    if (data) {
-      setError(null);
-      setSingle({ entry, deliveryId: data.delivery_id });
-      refresh();
-    } else setError(errorMessage(failure));
+    setInFlight((previous) => new Set(previous).add(entry.dlq_id));
+    try {
+      const { data, error: failure } = await api.POST('/api/v1/webhooks/dlq/{dlq_id}/retry', {
+        params: { path: { dlq_id: entry.dlq_id } },
+      });
+      if (data) {
+        setError(null);
+        setSingle({ entry, deliveryId: data.delivery_id });
+        setRetried((previous) => new Map(previous).set(entry.dlq_id, data.delivery_id));
+        refresh();
+      } else setError(errorMessage(failure));
+    } catch (thrown) {
+      setError(thrownMessage(thrown));
+    } finally {
+      setInFlight((previous) => {
+        const next = new Set(previous);
+        next.delete(entry.dlq_id);
+        return next;
+      });
+    }
   };
 
   const retrySelected = async (): Promise<void> => {
@@ -153,7 +170,7 @@ export function DeadLettersPage() {
                 {rows.map((entry) => (
                   <tr key={entry.dlq_id}>
                     <td>
-                      {entry.requeued ? null : (
+                      {!retryable(entry) || retried.has(entry.dlq_id) ? null : (
                         <input
                           type="checkbox"
                           aria-label={`Select ${entry.event_type} to ${entry.webhook.name}, ${formatTime(entry.queued_at)}`}
@@ -189,15 +206,12 @@ export function DeadLettersPage() {
                     <td className="num">{entry.retry_count + 1}</td>
                     <td>{entry.requeued ? 'Yes' : 'No'}</td>
                     <td>
-                      {entry.requeued ? null : (
-                        <button type="button" disabled={running} onClick={() => void retryOne(entry)}>
-                          Retry
-                          <span className="visually-hidden">
-                            {' '}
-                            {entry.event_type} to {entry.webhook.name}
-                          </span>
-                        </button>
-                      )}
+                      <RetryCell
+                        entry={entry}
+                        newDelivery={retried.get(entry.dlq_id) ?? null}
+                        disabled={running || inFlight.has(entry.dlq_id)}
+                        onRetry={() => void retryOne(entry)}
+                      />
                     </td>
                   </tr>
                 ))}
@@ -208,6 +222,49 @@ export function DeadLettersPage() {
         </>
       )}
     </>
+  );
+}
+
+/**
+ * An entry can be retried once, and only while its webhook exists: the retry of an entry whose
+ * webhook was deleted is refused (NOT_FOUND), so it offers none.
+ */
+function retryable(entry: DeadLetter): boolean {
+  return !entry.requeued && entry.webhook.id !== null;
+}
+
+function RetryCell({
+  entry,
+  newDelivery,
+  disabled,
+  onRetry,
+}: {
+  entry: DeadLetter;
+  /** The delivery a retry from this page created, if any. */
+  newDelivery: string | null;
+  disabled: boolean;
+  onRetry(): void;
+}) {
+  if (newDelivery !== null)
+    return (
+      <Link href={`/webhooks/deliveries/${newDelivery}`}>
+        New delivery
+        <span className="visually-hidden">
+          {' '}
+          of {entry.event_type} to {entry.webhook.name}
+        </span>
+      </Link>
+    );
+  if (entry.requeued) return null;
+  if (entry.webhook.id === null) return <span className="hint">webhook deleted</span>;
+  return (
+    <button type="button" disabled={disabled} onClick={onRetry}>
+      Retry
+      <span className="visually-hidden">
+        {' '}
+        {entry.event_type} to {entry.webhook.name}
+      </span>
+    </button>
   );
 }
 

@@ -5,7 +5,7 @@
 import { useMemo } from 'react';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { DeliveriesTable } from './DeliveriesTable.tsx';
 import { DeliveryFilterForm } from './DeliveryFilterForm.tsx';
@@ -32,6 +32,7 @@ export function DeliveriesList({
     (signal) => listDeliveries(filters, webhookId, offset, signal),
     `${webhookId}:${JSON.stringify(filters)}:${offset}:${refreshKey}`,
   );
+  useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
   const change = (values: Partial<Record<keyof DeliveryFilters, string | null>>): void =>
     setQuery({ ...values, offset: null });
 

@@ -1,20 +1,19 @@
 /**
  * /webhooks/deliveries/{id}: one delivery and its attempts as a timeline (request headers and body,
- * the receiver's answer or the error), with "Retry now". While the delivery is pending the page
- * looks again every few seconds, so a retry's outcome shows without a reload.
+ * the receiver's answer or the error), with "Retry now". While an attempt is due the page looks
+ * again every few seconds (deliveryPolling.ts), so a retry's outcome shows without a reload.
  */
-import { useEffect, useState } from 'react';
-import { errorMessage } from '../../api/client.ts';
+import { useState } from 'react';
+import { errorMessage, thrownMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { formatDuration, StatusBadge } from './DeliveriesTable.tsx';
+import { useDeliveryPolling } from './deliveryPolling.ts';
 import type { Attempt, DeliveryDetail } from './types.ts';
 import { useWebhookNames, webhookLabel } from './useWebhookNames.ts';
 import { getDelivery, retryDelivery } from './webhooksApi.ts';
-
-const PENDING_POLL_MS = 2000;
 
 export function DeliveryPage({ id }: { id: string }) {
   const delivery = useResource((signal) => getDelivery(id, signal), id);
@@ -24,33 +23,35 @@ export function DeliveryPage({ id }: { id: string }) {
   const [retriedAs, setRetriedAs] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** When "Retry now" last succeeded: the page keeps looking for a while after. */
+  const [retriedAt, setRetriedAt] = useState<number | null>(null);
   const d = delivery.data;
-
-  const pending = d?.status === 'pending';
   const { reload } = delivery;
-  useEffect(() => {
-    if (!pending) return;
-    const timer = setInterval(reload, PENDING_POLL_MS);
-    return () => clearInterval(timer);
-  }, [pending, reload]);
+  useDeliveryPolling(d, delivery.loading, retriedAt, reload);
 
   const retry = async (): Promise<void> => {
     setBusy(true);
-    const { data, error: failure } = await retryDelivery(id);
-    setBusy(false);
-    if (data) {
-      setError(null);
-      if (data.delivery_id === id) {
-        setMessage('Retry queued: the next attempt starts now.');
+    try {
+      const { data, error: failure } = await retryDelivery(id);
+      if (data) {
+        setError(null);
+        setRetriedAt(Date.now());
+        if (data.delivery_id === id) {
+          setMessage('Retry queued: the next attempt starts now.');
+        } else {
+          setMessage('Retry queued as a new delivery with the same payload.');
+          setRetriedAs(data.delivery_id);
+        }
         reload();
       } else {
-        setMessage('Retry queued as a new delivery with the same payload.');
-        setRetriedAs(data.delivery_id);
-        reload();
+        setMessage(null);
+        setError(errorMessage(failure));
       }
-    } else {
+    } catch (thrown) {
       setMessage(null);
-      setError(errorMessage(failure));
+      setError(thrownMessage(thrown));
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -107,9 +108,12 @@ export function DeliveryPage({ id }: { id: string }) {
       </dl>
       {d.status === 'success' ? null : (
         <div className="button-row">
-          <button type="button" disabled={busy} onClick={() => void retry()}>
-            Retry now
-          </button>
+          {/* Retried as a new delivery: a second retry would send the payload twice; the link below leads on. */}
+          {retriedAs ? null : (
+            <button type="button" disabled={busy} onClick={() => void retry()}>
+              Retry now
+            </button>
+          )}
           <button type="button" onClick={reload}>
             Refresh
           </button>

@@ -41,8 +41,15 @@ export function SecretPanel({ webhookId, created }: { webhookId: string; created
 
   const copy = async (): Promise<void> => {
     if (secret === null) return;
-    await navigator.clipboard.writeText(secret);
-    setMessage('The secret is on your clipboard.');
+    try {
+      await navigator.clipboard.writeText(secret);
+      setError(null);
+      setMessage('The secret is on your clipboard.');
+    } catch {
+      // Denied (no permission, or the page is not focused): the secret is shown, so it can be selected.
+      setMessage(null);
+      setError('Could not copy to the clipboard: select the secret and copy it yourself.');
+    }
   };
 
   return (

@@ -5,7 +5,7 @@ import { Link } from '../../app/Link.tsx';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { PAGE_SIZE } from './webhooksApi.ts';
 
@@ -25,6 +25,7 @@ export function WebhookList() {
       }),
     `${filter}:${offset}`,
   );
+  useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
 
   return (
     <>

@@ -3,7 +3,7 @@
  * switch, the signing secret, "Send test event", deletion, and its deliveries.
  */
 import { useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { api, errorMessage, thrownMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { navigate } from '../../app/router.ts';
 import { ConfirmButton } from '../../ui/ConfirmButton.tsx';
@@ -65,16 +65,21 @@ function ExistingWebhook({ id }: { id: string }) {
 
   const toggle = async (): Promise<void> => {
     setBusy(true);
-    const { data, error: failure } = await api.PATCH('/api/v1/webhooks/{webhook_id}', {
-      params: { path: { webhook_id: id } },
-      body: { enabled: !current.enabled },
-    });
-    setBusy(false);
-    if (data) {
-      setHook(data);
-      setError(null);
-      setMessage(data.enabled ? 'Enabled: new events are delivered.' : 'Disabled: no new deliveries.');
-    } else setError(errorMessage(failure));
+    try {
+      const { data, error: failure } = await api.PATCH('/api/v1/webhooks/{webhook_id}', {
+        params: { path: { webhook_id: id } },
+        body: { enabled: !current.enabled },
+      });
+      if (data) {
+        setHook(data);
+        setError(null);
+        setMessage(data.enabled ? 'Enabled: new events are delivered.' : 'Disabled: no new deliveries.');
+      } else setError(errorMessage(failure));
+    } catch (thrown) {
+      setError(thrownMessage(thrown));
+    } finally {
+      setBusy(false);
+    }
   };
 
   const remove = async (): Promise<void> => {

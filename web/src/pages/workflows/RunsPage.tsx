@@ -5,7 +5,7 @@ import { Link } from '../../app/Link.tsx';
 import { navigate, setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { specOf } from './actionTypes.ts';
 import { StatusBadge } from './runStatus.tsx';
@@ -34,6 +34,7 @@ export default function RunsPage({ workflowId }: { workflowId: string }) {
       }),
     `${workflowId}|${status}|${offset}`,
   );
+  useLastPageWhenPastEnd(runs.data?.pagination, runs.data?.results.length ?? 0);
 
   const test = async (): Promise<void> => {
     const { data, error } = await api.POST('/api/v1/workflows/{workflow_id}/test', {

@@ -5,7 +5,7 @@ import { Link } from '../../app/Link.tsx';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { offsetOf, Pager } from '../../ui/Pager.tsx';
+import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { specOf } from './actionTypes.ts';
 import { loadGeofence } from './workflowApi.ts';
@@ -23,6 +23,7 @@ export default function WorkflowList() {
       api.GET('/api/v1/workflows', { params: { query: { enabled, offset, limit: PAGE_SIZE } }, signal }),
     `${enabled}|${offset}`,
   );
+  useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
   const names = useGeofenceNames(list.data?.results ?? []);
   return (
     <main id="main" className="page workflows-page">
