@@ -14,7 +14,7 @@ import type { Migration } from './migration.ts';
  * the copy's point, time, accuracy, arrival time and id (when the copy names one), no speed,
  * heading, altitude, metadata or session. Its history therefore shows that one location again.
  *
- * One statement per located device: a one-time cost proportional to the devices, not the history.
+ * A few statements per located device: a one-time cost proportional to the devices, not the history.
  */
 export const deviceStateFromLocations: Migration = {
   name: '0012_device_state_from_locations',
