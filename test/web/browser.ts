@@ -155,6 +155,14 @@ export async function axe(page: Page, what = page.url()): Promise<void> {
     'utf8',
   );
   if (!(await page.evaluate<boolean>("typeof window.axe === 'object'"))) await page.evaluate(axeSource);
+  // Colours are judged as they end up: short transitions and animations (a map popup fading in,
+  // 0.2 s) finish first; long decorative ones (a new row's 6 s highlight) are not waited for.
+  await page.evaluate(`Promise.race([
+    Promise.all(document.getAnimations()
+      .filter((a) => { const d = a.effect?.getTiming().duration; return typeof d === 'number' && d <= 1000; })
+      .map((a) => a.finished.catch(() => undefined))),
+    new Promise((resolve) => setTimeout(resolve, 1500)),
+  ])`);
   const violations = await page.evaluate<AxeViolation[]>(`window.axe
     .run(document, { resultTypes: ['violations'] })
     .then((result) => result.violations.map((v) => ({
