@@ -60,9 +60,10 @@ export function resolveDevice(id: string): Promise<EntityOption | null> {
   return found;
 }
 
-export async function resolveGeofence(id: string): Promise<EntityOption | null> {
+export async function resolveGeofence(id: string, signal?: AbortSignal): Promise<EntityOption | null> {
   const { data } = await api.GET('/api/v1/geofences/{geofence_id}', {
     params: { path: { geofence_id: id } },
+    signal,
   });
   return data ? { id: data.id, label: data.name, detail: data.external_id } : null;
 }

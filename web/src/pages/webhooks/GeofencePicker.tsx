@@ -3,32 +3,12 @@
  * the API's `q`, so a workspace with thousands of geofences still works).
  */
 import { useEffect, useId } from 'react';
-import { api } from '../../api/client.ts';
 import { EntityCombobox, type EntityOption } from '../../ui/EntityCombobox.tsx';
+import { resolveGeofence, searchGeofences } from '../events/entities.ts';
 
 export interface GeofenceChoice {
   all: boolean;
   chosen: EntityOption[];
-}
-
-async function searchGeofences(q: string, signal: AbortSignal): Promise<EntityOption[]> {
-  const { data } = await api.GET('/api/v1/geofences', {
-    params: { query: { q: q.trim() || undefined, limit: 20 } },
-    signal,
-  });
-  return (data?.results ?? []).map((g) => ({
-    id: g.id,
-    label: g.name,
-    detail: g.external_id === g.name ? null : g.external_id,
-  }));
-}
-
-async function resolveGeofence(id: string, signal?: AbortSignal): Promise<EntityOption | null> {
-  const { data } = await api.GET('/api/v1/geofences/{geofence_id}', {
-    params: { path: { geofence_id: id } },
-    signal,
-  });
-  return data ? { id: data.id, label: data.name, detail: data.external_id } : null;
 }
 
 export function GeofencePicker({
