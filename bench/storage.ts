@@ -19,7 +19,13 @@
  * entries sit side by side; real traffic does not). `--per-batch N` sets the locations per
  * transaction: 48 with `--devices 200` is the shape of bench:ingest's single-POST groups (ADR 008,
  * "Consequences"). Figures stay per 1,000 locations.
- * Usage: npm run bench:storage [-- --batches 150 --devices 10000 --history 0 --pick consecutive --per-batch 1000]
+ *
+ * `--before-pragma "temp_store = default"` is a same-run A/B of a connection setting: rounds of two
+ * fresh databases, one as the server opens it and one with that PRAGMA run after opening (the
+ * setting as it was before a change), alternating so that load from other processes hits both
+ * alike; `--rounds` pairs, medians and their ratio printed.
+ * Usage: npm run bench:storage [-- --batches 150 --devices 10000 --history 0 --pick consecutive --per-batch 1000
+ *   --before-pragma SETTING --rounds 3]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,6 +47,8 @@ const { values } = parseArgs({
     history: { type: 'string', default: '0' },
     pick: { type: 'string', default: 'consecutive' },
     'per-batch': { type: 'string', default: '1000' },
+    'before-pragma': { type: 'string' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 if (values.pick !== 'consecutive' && values.pick !== 'random')
@@ -51,6 +59,11 @@ const HISTORY = Number(values.history);
 const PER_BATCH = Number(values['per-batch']);
 const RANDOM = values.pick === 'random';
 const WARMUP = Math.ceil(BATCHES / 3);
+const BEFORE_PRAGMA = values['before-pragma'];
+if (BEFORE_PRAGMA !== undefined && !/^[a-z_]+ = [a-z0-9_-]+$/i.test(BEFORE_PRAGMA)) {
+  throw new Error('--before-pragma: "name = value", e.g. "temp_store = default"');
+}
+const ROUNDS = Number(values.rounds);
 
 interface Piece {
   read: number;
@@ -108,7 +121,7 @@ function threadCpuMs(): number {
   return (user + system) / 1000;
 }
 
-async function run(): Promise<Piece & { total: number }> {
+async function run(pragma?: string): Promise<Piece & { total: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-storage-'));
   const handle = openDatabase(
     { kind: 'sqlite', path: path.join(dir, 'storage.db') },
@@ -117,6 +130,8 @@ async function run(): Promise<Piece & { total: number }> {
   try {
     await migrateToLatest(handle);
     const { db, capabilities } = handle;
+    // Checked above to be a bare `name = value`: no value of a request ever reaches this text.
+    if (pragma !== undefined) await sql.raw(`pragma ${pragma}`).execute(db);
     const { workspaceId, deviceIds } = await createBenchWorkspace(db, DEVICES);
 
     // Older history first, one device after another per chunk as batches would write it.
@@ -196,13 +211,50 @@ async function run(): Promise<Piece & { total: number }> {
   }
 }
 
-const full = await run();
-const line = (name: string, p: Piece & { total: number }) =>
+type Figures = Piece & { total: number };
+const line = (name: string, p: Figures) =>
   `${name.padEnd(24)} read ${p.read} · insert ${p.insert} · device update ${p.update} · commit ${p.commit} → ${p.total} ms CPU per 1,000 (ceiling ${Math.round(1_000_000 / p.total)} locations/s from storage alone)`;
 console.log(
   `bench:storage — SQLite, ${DEVICES} devices, ${HISTORY} stored locations before, ${BATCHES} batches of ${PER_BATCH} ${RANDOM ? 'random' : 'consecutive'} devices (first ${WARMUP} untimed); main-thread CPU, averages per 1,000 locations`,
 );
-console.log(line('schema as it is', full));
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const medianFigures = (runs: Figures[]): Figures => {
+  const of = (key: keyof Figures) => Math.round(median(runs.map((r) => r[key])) * 100) / 100;
+  return {
+    read: of('read'),
+    insert: of('insert'),
+    update: of('update'),
+    commit: of('commit'),
+    total: of('total'),
+  };
+};
+const current: Figures[] = [];
+const before: Figures[] = [];
+for (let round = 0; round < (BEFORE_PRAGMA === undefined ? 1 : ROUNDS); round++) {
+  const now = await run();
+  current.push(now);
+  console.log(line(`schema as it is${BEFORE_PRAGMA === undefined ? '' : ` (${round + 1})`}`, now));
+  if (BEFORE_PRAGMA !== undefined) {
+    const then = await run(BEFORE_PRAGMA);
+    before.push(then);
+    console.log(line(`with ${BEFORE_PRAGMA} (${round + 1})`, then));
+  }
+}
+const full = medianFigures(current);
+const previous = before.length > 0 ? medianFigures(before) : undefined;
+if (previous) {
+  console.log(line('median, as it is', full));
+  console.log(line(`median, ${BEFORE_PRAGMA}`, previous));
+  console.log(
+    `as it is ÷ ${BEFORE_PRAGMA}: ${Math.round((full.total / previous.total) * 1000) / 1000} (total CPU)`,
+  );
+}
 console.log('50,000 locations/s leaves 20 ms per 1,000 for everything');
 console.log(
   JSON.stringify({
@@ -214,5 +266,12 @@ console.log(
     pick: values.pick,
     full_ms_per_1000: full,
     storage_ceiling_locations_per_s: Math.round(1_000_000 / full.total),
+    ...(previous
+      ? {
+          before_pragma: BEFORE_PRAGMA,
+          before_ms_per_1000: previous,
+          ratio_total: Math.round((full.total / previous.total) * 1000) / 1000,
+        }
+      : {}),
   }),
 );
