@@ -154,7 +154,6 @@ async function run(pragma?: string): Promise<Piece & { total: number }> {
     const pieces: Piece[] = [];
     for (let b = 0; b < BATCHES; b++) {
       const recordedAt = new Date(t0 + b * 1000);
-      const recordedAtIso = recordedAt.toISOString();
       const receivedAt = new Date();
       const ids = RANDOM ? randomDevices(deviceIds, PER_BATCH) : consecutiveDevices(deviceIds, b);
       const piece: Piece = { read: 0, insert: 0, update: 0, commit: 0 };
