@@ -39,7 +39,9 @@ export async function locationRoutes(
   const ajv = createAjv(false);
   const validateEnvelope = ajv.compile(BatchEnvelope);
   const validateItem = ajv.compile(BatchItemSchema);
-  const coalescer = new IngestCoalescer(ctx, { maxConcurrentGroups: ctx.capabilities.rowLocks ? 4 : 1 });
+  // Two groups at once on PostgreSQL: one fills while the other waits on the database. More make
+  // smaller groups, each paying its round trips and statements (ADR 008, "Group commit").
+  const coalescer = new IngestCoalescer(ctx, { maxConcurrentGroups: ctx.capabilities.rowLocks ? 2 : 1 });
 
   app.post(
     '/devices/:device_id/locations',
