@@ -42,7 +42,10 @@ test('a multi-row insert failing half-way undoes only itself, however many pages
     await sql`insert into items (id, body) values ${sql.join(rows(1, 100))}`.execute(trx);
     // Rows 101..1100 are new; row 1 repeats a primary key and fails the statement at its end.
     const failing = [...rows(101, 1000), ...rows(1, 1)];
-    await assert.rejects(sql`insert into items (id, body) values ${sql.join(failing)}`.execute(trx), /UNIQUE/);
+    await assert.rejects(
+      sql`insert into items (id, body) values ${sql.join(failing)}`.execute(trx),
+      /UNIQUE/,
+    );
     await sql`insert into items (id, body) values ${sql.join(rows(2001, 1000))}`.execute(trx);
   });
   const { rows: counted } = await sql<{ n: number; low: number; high: number }>`
