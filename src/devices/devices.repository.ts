@@ -1,6 +1,6 @@
 /** SQL for devices; every query is scoped by workspace. */
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
-import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
+import { fromJson, json, toDate } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import { statement } from '../db/statements.ts';
