@@ -36,6 +36,7 @@ const MAPPINGS: Record<ErrorCode, ErrorMapping> = {
   FORBIDDEN: { status: 403, showCode: false },
   QUOTA_EXCEEDED: { status: 403, showCode: true },
   CONFLICT: { status: 409, showCode: true },
+  PRECONDITION_FAILED: { status: 412, showCode: true },
   RATE_LIMIT_EXCEEDED: { status: 429, showCode: true },
   RATE_LIMITED: { status: 429, showCode: true },
   SERVICE_UNAVAILABLE: { status: 503, showCode: false },

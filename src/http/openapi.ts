@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ComponentCatalogue } from './component-catalogue.ts';
+import { withEntityTagHeaders } from './entity-tag-headers.ts';
 import { withOperationExamples } from './operation-examples.ts';
 import { withRateLimitHeaders } from './rate-limit-headers.ts';
 import { type DocumentationSettings, documentedSchema } from './route-documentation.ts';
@@ -86,10 +87,10 @@ export async function registerOpenApi(
         },
       },
     },
-    // Rate-limit headers (contract §7) and the examples are added to the finished document.
+    // Rate-limit headers (contract §7), entity tags and the examples are added to the finished document.
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? withOperationExamples(withRateLimitHeaders(documentObject.openapiObject))
+        ? withOperationExamples(withEntityTagHeaders(withRateLimitHeaders(documentObject.openapiObject)))
         : documentObject.swaggerObject,
     // Security, scope, common errors and component references come from the route (ADR 013).
     transform: ({ url, route }) => ({ schema: documentedSchema(route, settings, catalogue), url }),

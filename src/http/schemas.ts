@@ -58,6 +58,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'Insufficient permissions or quota exceeded',
   404: 'Resource not found (or not in your workspace)',
   409: 'Conflict',
+  412: 'The record changed since the version `If-Match` names (see its `ETag`)',
   413: 'Request body too large',
   422: 'Request failed schema validation; `detail` is an array of {type, loc, msg}',
   429: 'Rate limit or quota throttle exceeded; see Retry-After',

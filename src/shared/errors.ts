@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'SESSION_ACTIVE'
   | 'BAD_REQUEST'
   | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
   | 'FORBIDDEN'
   | 'SERVICE_UNAVAILABLE';
 
@@ -146,6 +147,13 @@ export class ForbiddenError extends DomainError {
 export class ConflictError extends DomainError {
   constructor(code: 'SESSION_ACTIVE' | 'CONFLICT', message: string) {
     super(code, message);
+  }
+}
+
+/** An `If-Match` that names a version the record is no longer at (HTTP 412). */
+export class PreconditionFailedError extends DomainError {
+  constructor(message: string) {
+    super('PRECONDITION_FAILED', message);
   }
 }
 

@@ -37,6 +37,7 @@ export async function triggerableWorkflows(
       'w.enabled',
       'w.created_at',
       'w.updated_at',
+      'w.version',
     ])
     .where('w.workspace_id', 'in', [...workspaceIds])
     .where('w.enabled', '=', true)

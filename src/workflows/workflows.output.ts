@@ -13,6 +13,7 @@ export function workflowOut(w: Workflow) {
     enabled: w.enabled,
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),
+    version: w.version,
   };
 }
 

@@ -1,4 +1,5 @@
 /** SQL of workflow records (contract §6): CRUD and the lookups of the checks on save. */
+import { sql } from 'kysely';
 import { fromJson, json, toBool, toDate } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { StoredAction } from './action-secrets.ts';
@@ -15,6 +16,8 @@ export interface Workflow {
   enabled: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** 1 at creation, raised by every update. */
+  version: number;
 }
 
 export type WorkflowChanges = Partial<
@@ -32,6 +35,7 @@ const COLUMNS = [
   'enabled',
   'created_at',
   'updated_at',
+  'version',
 ] as const;
 
 interface Row {
@@ -45,6 +49,7 @@ interface Row {
   enabled: boolean | number;
   created_at: Date | string;
   updated_at: Date | string;
+  version: number | string;
 }
 
 export function toWorkflow(row: Row): Workflow {
@@ -59,6 +64,7 @@ export function toWorkflow(row: Row): Workflow {
     enabled: toBool(row.enabled),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
+    version: Number(row.version),
   };
 }
 
@@ -76,6 +82,7 @@ export async function insertWorkflow(db: Executor, w: Workflow): Promise<void> {
       enabled: w.enabled,
       created_at: w.createdAt,
       updated_at: w.updatedAt,
+      version: w.version,
     })
     .execute();
 }
@@ -118,14 +125,19 @@ export async function listWorkflows(
   return { workflows: page.map(toWorkflow), total: Number(count.n) };
 }
 
+/**
+ * Applies `changes` to the workflow if it is still at `version`, raising the version; undefined when
+ * it is gone or another update came first (the caller tells which).
+ */
 export async function updateWorkflow(
   db: Executor,
   workspaceId: string,
   id: string,
+  version: number,
   changes: WorkflowChanges,
   now: Date,
 ): Promise<Workflow | undefined> {
-  const set: Record<string, unknown> = { updated_at: now };
+  const set: Record<string, unknown> = { updated_at: now, version: sql`version + 1` };
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.geofenceId !== undefined) set.geofence_id = changes.geofenceId;
@@ -137,6 +149,7 @@ export async function updateWorkflow(
     .set(set)
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
+    .where('version', '=', version)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) return undefined;
   return findWorkflow(db, workspaceId, id);

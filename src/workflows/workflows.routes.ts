@@ -3,11 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../auth/route-auth.ts';
+import { entityTag, ifMatchPrecondition } from '../http/entity-tags.ts';
 import { errorResponses, ListOf, page } from '../http/schemas.ts';
 import * as runs from './runs.service.ts';
 import { runDetailOut, runOut, workflowOut } from './workflows.output.ts';
 import {
   CreateWorkflowBody,
+  IfMatchHeaders,
   ListRunsQuery,
   ListWorkflowsQuery,
   RunDetailSchema,
@@ -59,7 +61,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
         actions: b.actions,
         enabled: b.enabled ?? true,
       });
-      return reply.status(201).send(workflowOut(workflow));
+      return reply.status(201).header('ETag', entityTag(workflow.version)).send(workflowOut(workflow));
     },
   );
 
@@ -98,10 +100,15 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
         response: { 200: WorkflowSchema, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) =>
-      workflowOut(
-        await workflows.getWorkflow(ctx, principalOf(request).workspaceId, request.params.workflow_id),
-      ),
+    async (request, reply) => {
+      const workflow = await workflows.getWorkflow(
+        ctx,
+        principalOf(request).workspaceId,
+        request.params.workflow_id,
+      );
+      reply.header('ETag', entityTag(workflow.version));
+      return workflowOut(workflow);
+    },
   );
 
   app.patch(
@@ -113,13 +120,18 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
         summary: 'Update a workflow (partial)',
         description:
           'Disabling it, or changing its trigger, applies to events dispatched from then on; runs already ' +
-          `started finish. ${CHECKS_NOTE}`,
+          'started finish. Secrets left out of `actions` (or sent back masked) are kept from the action at ' +
+          'the same position of the version the change applies to. With `If-Match: "<version>"` (the ETag ' +
+          'of the answer the client read) the change applies only to that version: after anyone else’s ' +
+          'change → 412 `PRECONDITION_FAILED` and nothing is changed. Without it, the change applies to ' +
+          `the current version. ${CHECKS_NOTE}`,
         params: WorkflowParams,
+        headers: IfMatchHeaders,
         body: UpdateWorkflowBody,
-        response: { 200: WorkflowSchema, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: WorkflowSchema, ...errorResponses(400, 401, 403, 404, 409, 412) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const b = request.body;
       const workflow = await workflows.updateWorkflow(
         ctx,
@@ -133,7 +145,9 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
           actions: b.actions,
           enabled: b.enabled,
         },
+        ifMatchPrecondition(request.headers['if-match']),
       );
+      reply.header('ETag', entityTag(workflow.version));
       return workflowOut(workflow);
     },
   );

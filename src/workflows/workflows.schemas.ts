@@ -80,6 +80,11 @@ export const WorkflowSchema = component(
       enabled: Type.Boolean(),
       created_at: Timestamp,
       updated_at: Timestamp,
+      version: Type.Integer({
+        minimum: 1,
+        description:
+          '1 at creation, raised by every change; also the answer\'s `ETag` (`"3"`), which `If-Match` on PATCH names',
+      }),
     },
     { description: WORKFLOW_DESCRIPTION },
   ),
@@ -96,6 +101,16 @@ export const CreateWorkflowBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreateWorkflowBody = Static<typeof CreateWorkflowBody>;
+
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        'The ETag of the version the change is based on (`"3"`), or `*`: otherwise 412 and nothing changes',
+    }),
+  ),
+});
 
 export const UpdateWorkflowBody = Type.Object(
   {

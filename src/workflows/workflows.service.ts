@@ -6,8 +6,9 @@
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../shared/encryption.ts';
-import { NotFoundError } from '../shared/errors.ts';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import { satisfies, type VersionPrecondition } from '../shared/version-precondition.ts';
 import type { WorkflowActionInput } from './action-configs.schemas.ts';
 import { prepareActions, unknownWebhookIssues } from './workflow-rules.ts';
 import {
@@ -77,6 +78,7 @@ export async function createWorkflow(
     enabled: input.enabled,
     createdAt: now,
     updatedAt: now,
+    version: 1,
   };
   await insertWorkflow(ctx.db, workflow);
   return workflow;
@@ -98,27 +100,54 @@ export function listWorkflows(
   return listRows(ctx.db, workspaceId, filters, offset, limit);
 }
 
+/** Updates that lost to concurrent ones, read again before giving up with 409. */
+const UPDATE_ATTEMPTS = 5;
+
+/**
+ * Applies `update` to the version it was based on. Secrets left out are kept from that version,
+ * position by position, so the write is conditional on it: should another update land between the
+ * read and the write, the update is based on the new version instead (read again, merged again) —
+ * or, under a `precondition` (`If-Match`), refused with 412 when the version read is not the one the
+ * client named (ADR 014, "Concurrent edits").
+ */
 export async function updateWorkflow(
   ctx: WorkflowsContext,
   workspaceId: string,
   id: string,
   update: WorkflowUpdate,
+  precondition?: VersionPrecondition,
 ): Promise<Workflow> {
-  const current = await getWorkflow(ctx, workspaceId, id);
   await checkReferences(ctx, workspaceId, update.geofenceId, update.actions);
-  const changes: WorkflowChanges = {
-    name: update.name,
-    description: update.description,
-    geofenceId: update.geofenceId,
-    eventTypes: update.eventTypes,
-    enabled: update.enabled,
-  };
-  if (update.actions) {
-    changes.actions = prepareActions(update.actions, current.actions, ctx.secretBox, ctx.allowPrivateTargets);
+  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+    const current = await getWorkflow(ctx, workspaceId, id);
+    if (precondition && !satisfies(precondition, current.version)) {
+      throw new PreconditionFailedError(
+        `Workflow is at version ${current.version} (ETag "${current.version}"), not the one If-Match names: read it again and reapply the change`,
+      );
+    }
+    const changes: WorkflowChanges = {
+      name: update.name,
+      description: update.description,
+      geofenceId: update.geofenceId,
+      eventTypes: update.eventTypes,
+      enabled: update.enabled,
+    };
+    if (update.actions) {
+      changes.actions = prepareActions(
+        update.actions,
+        current.actions,
+        ctx.secretBox,
+        ctx.allowPrivateTargets,
+      );
+    }
+    const updated = await updateRow(ctx.db, workspaceId, id, current.version, changes, ctx.clock.now());
+    if (updated) return updated;
+    // Deleted or changed since the read: the next read answers 404, 412 or a newer version.
   }
-  const updated = await updateRow(ctx.db, workspaceId, id, changes, ctx.clock.now());
-  if (!updated) throw new NotFoundError(NOT_FOUND);
-  return updated;
+  throw new ConflictError(
+    'CONFLICT',
+    'Workflow is being changed by other requests at the same time: try again',
+  );
 }
 
 export async function deleteWorkflow(ctx: WorkflowsContext, workspaceId: string, id: string): Promise<void> {

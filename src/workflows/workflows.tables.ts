@@ -18,6 +18,8 @@ export interface WorkflowsTable {
   enabled: BooleanColumn;
   created_at: TimestampColumn;
   updated_at: TimestampColumn;
+  /** 1 at creation, raised by every update: the `ETag` an `If-Match` names (ADR 014). */
+  version: number;
 }
 
 export interface WorkflowRunsTable {

@@ -6,6 +6,7 @@
  * fields. A device entering the geofence runs both actions; the run page shows them `success`, and
  * the fake Slack and the sink got the rendered texts. "Test" sends exactly what the preview showed.
  * A Slack answering 500 fails the run for good; "Retry failed actions" succeeds once it recovers.
+ * A save based on a version someone else has changed since is refused (412) and says so.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -290,6 +291,63 @@ describe('dashboard: workflows', () => {
       await page.getByRole('button', { name: 'Test', exact: true }).click();
       await runStatus(page, 'success');
       assert.equal(chat.accepted('slack').length, 1, 'the stored Slack URL still works');
+    }));
+
+  test('a save based on a version someone else has changed since is refused, and says so', () =>
+    inPage(browser, base, async (page, watch) => {
+      const account = await registerAccount(base, 'flow-versions');
+      const auth = { token: account.token };
+      const geofence = await httpExpect<{ id: string }>(201, base, 'POST', '/geofences', {
+        ...auth,
+        body: { name: DEPOT, geometry: { type: 'Polygon', coordinates: [DEPOT_RING] } },
+      });
+      const slack = (channel: string, path: string) => ({
+        type: 'slack',
+        config: { webhook_url: `https://hooks.slack.com/services/${path}`, message: `to ${channel}` },
+      });
+      const workflow = await httpExpect<{ id: string }>(201, base, 'POST', '/workflows', {
+        ...auth,
+        body: {
+          name: 'Two channels',
+          trigger: { geofence_id: geofence.id, event_types: ['enter'] },
+          actions: [slack('alerts', 'T0/B0/alertsSecret'), slack('billing', 'T1/B1/billingSecret')],
+        },
+      });
+
+      await openSignedIn(page, account, `/workflows/${workflow.id}`);
+      await page.getByRole('heading', { level: 1, name: 'Two channels' }).waitFor();
+      // Meanwhile someone else swaps the two actions and renames the workflow.
+      await httpExpect(200, base, 'PATCH', `/workflows/${workflow.id}`, {
+        ...auth,
+        body: {
+          name: 'Two channels, swapped',
+          actions: [slack('billing', 'T1/B1/billingSecret'), slack('alerts', 'T0/B0/alertsSecret')],
+        },
+      });
+
+      // This page still shows version 1: saving it (secrets left out) would give each action the
+      // other's Slack URL, so the save is refused.
+      watch.allowHttpError(412, `/api/v1/workflows/${workflow.id}`);
+      await page.getByLabel('Name', { exact: true }).fill('Renamed here');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      const alert = page
+        .getByRole('alert')
+        .filter({ hasText: 'Someone else saved this workflow after you opened it' });
+      await alert.waitFor();
+      await axe(page);
+      const stored = await httpExpect<{
+        name: string;
+        version: number;
+        actions: Array<{ config: { message: string } }>;
+      }>(200, base, 'GET', `/workflows/${workflow.id}`, auth);
+      assert.deepEqual(
+        [stored.name, stored.version, stored.actions.map((a) => a.config.message)],
+        ['Two channels, swapped', 2, ['to billing', 'to alerts']],
+      );
+
+      await alert.getByRole('button', { name: 'Load their version' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Two channels, swapped' }).waitFor();
+      assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Two channels, swapped');
     }));
 });
 

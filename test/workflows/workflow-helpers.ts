@@ -63,6 +63,7 @@ export interface WorkflowOut {
   enabled: boolean;
   created_at: string;
   updated_at: string;
+  version: number;
 }
 
 /** Private targets allowed (the fakes listen on loopback); a short retry schedule unless given. */

@@ -35,6 +35,7 @@ const RECORD_FIELDS = [
   'name',
   'trigger',
   'updated_at',
+  'version',
 ];
 
 /** Every secret this file sends; none may come back in any answer or log line. */
@@ -234,6 +235,7 @@ describe('workflow configuration', () => {
       enabled: true,
       created_at: now,
       updated_at: now,
+      version: 1,
     });
     assert.deepEqual(await get(created.id), created);
 
@@ -378,7 +380,12 @@ describe('workflow configuration', () => {
     });
     t.clock.advance(5000);
     const renamed = await patch(created.id, { name: 'Patched' });
-    assert.deepEqual(renamed, { ...created, name: 'Patched', updated_at: t.clock.now().toISOString() });
+    assert.deepEqual(renamed, {
+      ...created,
+      name: 'Patched',
+      updated_at: t.clock.now().toISOString(),
+      version: 2,
+    });
 
     t.clock.advance(1000);
     const moved = await patch(created.id, {
@@ -392,6 +399,7 @@ describe('workflow configuration', () => {
       enabled: false,
       trigger: { geofence_id: otherFence.id, event_types: ['exit'] },
       updated_at: t.clock.now().toISOString(),
+      version: 3,
     });
     assert.deepEqual(await get(created.id), moved);
 
@@ -402,9 +410,10 @@ describe('workflow configuration', () => {
     assert.deepEqual(await storedActions(created.id), [
       { type: 'email', config: { to: ['only@example.com'] }, sealed: {} },
     ]);
-    // An empty PATCH changes nothing but updated_at.
+    // An empty PATCH changes nothing but updated_at and the version.
     const same = await patch(created.id, {});
-    assert.deepEqual({ ...same, updated_at: replaced.updated_at }, replaced);
+    assert.deepEqual({ ...same, updated_at: replaced.updated_at, version: replaced.version }, replaced);
+    assert.equal(same.version, replaced.version + 1);
   });
 
   describe('secrets on PATCH', () => {

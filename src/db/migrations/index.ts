@@ -10,6 +10,7 @@ import { workflows } from './0009-workflows.ts';
 import { presenceAndFenceRules } from './0010-presence-and-fence-rules.ts';
 import { deliveryPortal } from './0011-delivery-portal.ts';
 import { deviceStateFromLocations } from './0012-device-state-from-locations.ts';
+import { workflowVersion } from './0013-workflow-version.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   presenceAndFenceRules,
   deliveryPortal,
   deviceStateFromLocations,
+  workflowVersion,
 ];

@@ -70,6 +70,7 @@ const workflow = {
   enabled: true,
   created_at: CREATED,
   updated_at: CREATED,
+  version: 1,
 };
 
 const actionRun = (position: number, type: string, extra: Record<string, unknown> = {}) => ({
@@ -127,7 +128,7 @@ export const workflowExamples: OperationExamples = {
   'GET /api/v1/workflows/{workflow_id}': { responses: { 200: workflow } },
   'PATCH /api/v1/workflows/{workflow_id}': {
     request: { enabled: false },
-    responses: { 200: { ...workflow, enabled: false, updated_at: '2026-03-10T12:05:00.000Z' } },
+    responses: { 200: { ...workflow, enabled: false, updated_at: '2026-03-10T12:05:00.000Z', version: 2 } },
   },
   'DELETE /api/v1/workflows/{workflow_id}': { responses: {} },
   'GET /api/v1/workflows/{workflow_id}/runs': { responses: { 200: listOf(run) } },

@@ -7380,6 +7380,7 @@ export interface paths {
             "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
             "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
             "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            ETag: components["headers"]["ETag"];
           };
           content: {
             "application/json": components["schemas"]["Workflow"];
@@ -7503,6 +7504,7 @@ export interface paths {
             "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
             "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
             "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            ETag: components["headers"]["ETag"];
           };
           content: {
             "application/json": components["schemas"]["Workflow"];
@@ -7668,10 +7670,14 @@ export interface paths {
     };
     /**
      * Update a workflow (partial)
-     * @description Disabling it, or changing its trigger, applies to events dispatched from then on; runs already started finish. A trigger geofence that is not the workspace’s → 404 "Geofence not found". A bad action config → 422 at `["body","actions",<i>,"config",…]`; an unknown type → 422 at its `type`; a template that does not parse, a missing secret or a `webhook_id` that is not a webhook of the workspace → 422 at its field. An outbound target (chat webhook URL, Twilio base URL, AWS endpoint, database host) that is a literal loopback, private, link-local, CGNAT, multicast or metadata address → 400 unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true; a host name resolving to one fails the attempt.
+     * @description Disabling it, or changing its trigger, applies to events dispatched from then on; runs already started finish. Secrets left out of `actions` (or sent back masked) are kept from the action at the same position of the version the change applies to. With `If-Match: "<version>"` (the ETag of the answer the client read) the change applies only to that version: after anyone else’s change → 412 `PRECONDITION_FAILED` and nothing is changed. Without it, the change applies to the current version. A trigger geofence that is not the workspace’s → 404 "Geofence not found". A bad action config → 422 at `["body","actions",<i>,"config",…]`; an unknown type → 422 at its `type`; a template that does not parse, a missing secret or a `webhook_id` that is not a webhook of the workspace → 422 at its field. An outbound target (chat webhook URL, Twilio base URL, AWS endpoint, database host) that is a literal loopback, private, link-local, CGNAT, multicast or metadata address → 400 unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true; a host name resolving to one fails the attempt.
      */
     patch: {
       parameters: {
+        header?: {
+          /** @description The ETag of the version the change is based on (`"3"`), or `*`: otherwise 412 and nothing changes */
+          "if-match"?: string;
+        };
         path: {
           workflow_id: string;
         };
@@ -7701,6 +7707,7 @@ export interface paths {
             "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
             "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
             "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+            ETag: components["headers"]["ETag"];
           };
           content: {
             "application/json": components["schemas"]["Workflow"];
@@ -7741,6 +7748,28 @@ export interface paths {
         };
         /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
         404: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflict */
+        409: {
+          headers: {
+            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The record changed since the version `If-Match` names (see its `ETag`) */
+        412: {
           headers: {
             "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
             "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9965,6 +9994,8 @@ export interface components {
        * @description ISO 8601 UTC timestamp
        */
       updated_at: string;
+      /** @description 1 at creation, raised by every change; also the answer's `ETag` (`"3"`), which `If-Match` on PATCH names */
+      version: number;
     };
     WorkflowActionRecord: {
       /** @enum {string} */
@@ -10242,6 +10273,8 @@ export interface components {
     "X-RateLimit-Reset": number;
     /** @description Seconds to wait before trying again */
     "Retry-After": number;
+    /** @description The version of the record answered, as an entity tag (`"3"`); `If-Match` on its PATCH names it */
+    ETag: string;
   };
   pathItems: never;
 }

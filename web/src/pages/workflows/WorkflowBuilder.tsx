@@ -40,8 +40,11 @@ export default function WorkflowBuilder({ workflowId }: { workflowId: string | n
   // Set after a save (also across the move from /workflows/new to the new workflow's address).
   const [justSaved, setJustSaved] = useState(() => new URLSearchParams(window.location.search).has('saved'));
 
+  // `reloads` counts "Load their version" clicks: each reads the workflow again.
+  const [reloads, setReloads] = useState(0);
   useEffect(() => {
     if (!workflowId) return;
+    void reloads;
     const abort = new AbortController();
     void api
       .GET('/api/v1/workflows/{workflow_id}', {
@@ -57,7 +60,7 @@ export default function WorkflowBuilder({ workflowId }: { workflowId: string | n
       })
       .catch(() => undefined);
     return () => abort.abort();
-  }, [workflowId]);
+  }, [workflowId, reloads]);
 
   const title = workflowId ? (saved?.name ?? 'Workflow') : 'New workflow';
   return (
@@ -69,8 +72,13 @@ export default function WorkflowBuilder({ workflowId }: { workflowId: string | n
       {loadError ? <Notice kind="error">{loadError}</Notice> : null}
       {draft ? (
         <BuilderForm
-          key={saved?.updated_at ?? 'new'}
+          key={saved ? `${saved.id}:${saved.version}` : 'new'}
           workflowId={workflowId}
+          version={saved?.version ?? null}
+          onReload={() => {
+            setJustSaved(false);
+            setReloads((n) => n + 1);
+          }}
           initial={draft}
           initialNotice={justSaved ? 'Workflow saved.' : null}
           onSaved={(workflow) => {
@@ -89,11 +97,17 @@ export default function WorkflowBuilder({ workflowId }: { workflowId: string | n
 
 function BuilderForm({
   workflowId,
+  version,
+  onReload,
   initial,
   initialNotice,
   onSaved,
 }: {
   workflowId: string | null;
+  /** The version the draft was made from: a save applies only to it (If-Match). */
+  version: number | null;
+  /** Reads the workflow again, replacing this draft. */
+  onReload(): void;
   initial: Draft;
   initialNotice: string | null;
   onSaved(workflow: Workflow): void;
@@ -104,6 +118,8 @@ function BuilderForm({
   const [general, setGeneral] = useState<string[]>([]);
   const [notice, setNotice] = useState(initialNotice);
   const [busy, setBusy] = useState(false);
+  // Someone else saved the workflow after this draft was made from it (HTTP 412).
+  const [stale, setStale] = useState(false);
   const [mapOpen, setMapOpen] = useState(false);
   const [geofence, setGeofence] = useState<PreviewGeofence | null>(null);
   const [webhooks, setWebhooks] = useState<Schemas['Webhook'][] | null>(null);
@@ -153,13 +169,24 @@ function BuilderForm({
       return;
     }
     setBusy(true);
+    // Secrets left out are kept from the action at the same position of the version the save applies
+    // to: it must be the version this draft was made from, or one action could get another's secret.
     const answer = workflowId
       ? await api.PATCH('/api/v1/workflows/{workflow_id}', {
-          params: { path: { workflow_id: workflowId } },
+          params: {
+            path: { workflow_id: workflowId },
+            ...(version === null ? {} : { header: { 'if-match': `"${version}"` } }),
+          },
           body: request.body,
         })
       : await api.POST('/api/v1/workflows', { body: request.body });
     setBusy(false);
+    if (answer.response.status === 412) {
+      setProblems({});
+      setGeneral([]);
+      setStale(true);
+      return;
+    }
     if (answer.data) {
       setProblems({});
       setGeneral([]);
@@ -225,6 +252,17 @@ function BuilderForm({
         </div>
       ) : null}
       <Notice kind="success">{notice}</Notice>
+      {stale ? (
+        <div className="notice notice-error" role="alert">
+          <p>
+            Someone else saved this workflow after you opened it, so your changes are not saved.{' '}
+            <button type="button" onClick={onReload}>
+              Load their version
+            </button>{' '}
+            (your edits on this page will be replaced; copy what you want to keep first).
+          </p>
+        </div>
+      ) : null}
       {problemCount > 0 ? (
         <div className="notice notice-error" role="alert">
           <p>
