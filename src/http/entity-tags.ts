@@ -18,7 +18,8 @@ export function ifMatchPrecondition(header: string | undefined): VersionPrecondi
     const tag = part.trim();
     if (tag === '*') return { any: true };
     const match = /^"([1-9][0-9]{0,15})"$/.exec(tag);
-    if (match) versions.push(Number(match[1]));
+    const version = Number(match?.[1]);
+    if (Number.isSafeInteger(version)) versions.push(version);
   }
   return { versions };
 }
