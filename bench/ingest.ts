@@ -139,7 +139,7 @@ interface DbFigures {
  * drifts by up to a factor of two between runs, so the bench reports how fast it was in this one.
  */
 const REFERENCE_BARE_POST_RPS = 45_000;
-/** Runs where bare Fastify is slower than this share of the reference are not judged (issue text). */
+/** Runs where bare Fastify is slower than this share of the reference are not judged (ADR 008, Context). */
 const JUDGED_FROM = 0.8;
 const TARGETS = {
   sqlite: { batch: 50_000 },
@@ -150,7 +150,16 @@ const TARGETS = {
 
 /** The run's verdict on each target, or why it says nothing. */
 function verdict(r: DbFigures): string {
-  const best = r.batch_levels.reduce((a, b) => (b.locations_per_s > a.locations_per_s ? b : a));
+  const best = r.batch_levels.reduce(
+    (a, b) => (b.locations_per_s > a.locations_per_s ? b : a),
+    r.batch_levels[0] ?? {
+      in_flight: 0,
+      locations_per_s: 0,
+      events_per_s: 0,
+      events_total: 0,
+      cpu_ms_per_1000: 0,
+    },
+  );
   const batchTarget = r.database === 'postgres' ? TARGETS.postgres.batch : TARGETS.sqlite.batch;
   const mark = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const figures =

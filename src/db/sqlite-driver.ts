@@ -82,8 +82,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.raw.exec('PRAGMA wal_autocheckpoint = 10000');
     // A statement that may fail half-way inside a transaction (every multi-row INSERT here) keeps
     // the pages it changes in a statement journal, to undo just itself. By default that journal
-    // spills to a temporary file past 64 KiB, i.e. a write(2) for every page a group of ~40
-    // locations touches: in memory it is a copy (ADR 008, "Statement journals").
+    // spills to a temporary file past 64 KiB, written page by page for every page a group of ~40
+    // locations touches: in memory it is a copy (ADR 008, "Storage settings"). Sorts and other
+    // temporary b-trees (index builds in migrations, large ORDER BY) use memory too.
     this.raw.exec('PRAGMA temp_store = MEMORY');
   }
   prepare(sql: string): SqliteStatement {

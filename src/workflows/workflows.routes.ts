@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../auth/route-auth.ts';
 import { entityTag, ifMatchPrecondition } from '../http/entity-tags.ts';
 import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import { ValidationError } from '../shared/errors.ts';
 import * as runs from './runs.service.ts';
 import { runDetailOut, runOut, workflowOut } from './workflows.output.ts';
 import {
@@ -123,8 +124,9 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
           'started finish. Secrets left out of `actions` (or sent back masked) are kept from the action at ' +
           'the same position of the version the change applies to. With `If-Match: "<version>"` (the ETag ' +
           'of the answer the client read) the change applies only to that version: after anyone else’s ' +
-          'change → 412 `PRECONDITION_FAILED` and nothing is changed. Without it, the change applies to ' +
-          `the current version. ${CHECKS_NOTE}`,
+          'change → 412 `PRECONDITION_FAILED` and nothing is changed; an If-Match that is not `*` or quoted ' +
+          'tags → 400. Without it, the change applies to the current version (409 `CONFLICT` in the rare ' +
+          `case that other changes keep landing first: try again). ${CHECKS_NOTE}`,
         params: WorkflowParams,
         headers: IfMatchHeaders,
         body: UpdateWorkflowBody,
@@ -133,6 +135,12 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     },
     async (request, reply) => {
       const b = request.body;
+      const precondition = ifMatchPrecondition(request.headers['if-match']);
+      if (precondition === 'malformed') {
+        throw new ValidationError(
+          'If-Match must be "*" or entity tags in double quotes, such as the ETag answered: If-Match: "3"',
+        );
+      }
       const workflow = await workflows.updateWorkflow(
         ctx,
         principalOf(request).workspaceId,
@@ -145,7 +153,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
           actions: b.actions,
           enabled: b.enabled,
         },
-        ifMatchPrecondition(request.headers['if-match']),
+        precondition,
       );
       reply.header('ETag', entityTag(workflow.version));
       return workflowOut(workflow);

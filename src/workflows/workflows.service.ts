@@ -117,7 +117,6 @@ export async function updateWorkflow(
   update: WorkflowUpdate,
   precondition?: VersionPrecondition,
 ): Promise<Workflow> {
-  await checkReferences(ctx, workspaceId, update.geofenceId, update.actions);
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
     const current = await getWorkflow(ctx, workspaceId, id);
     if (precondition && !satisfies(precondition, current.version)) {
@@ -125,6 +124,8 @@ export async function updateWorkflow(
         `Workflow is at version ${current.version} (ETag "${current.version}"), not the one If-Match names: read it again and reapply the change`,
       );
     }
+    // After the workflow is found and the precondition holds, as RFC 9110 §13.2.2 orders them.
+    if (attempt === 0) await checkReferences(ctx, workspaceId, update.geofenceId, update.actions);
     const changes: WorkflowChanges = {
       name: update.name,
       description: update.description,

@@ -1,5 +1,5 @@
 /**
- * SQLite keeps statement journals in memory (sqlite-driver.ts, ADR 008 "Statement journals"): a
+ * SQLite keeps statement journals in memory (sqlite-driver.ts, ADR 008 "Storage settings"): a
  * multi-row statement that fails half-way inside a transaction must still undo exactly itself,
  * also when the pages it changed are far more than the 64 KiB a journal held in memory before
  * spilling to a file. Runs on a file database, as the server opens one (also under the PostgreSQL

@@ -1,7 +1,8 @@
 /**
  * Concurrent edits of a workflow (ADR 014, "Concurrent edits"): every answer carries the version
  * as `version` and `ETag`; `PATCH` with `If-Match` applies only to the version named (412
- * `PRECONDITION_FAILED` otherwise, nothing changed); two PATCHes based on one version: one wins.
+ * `PRECONDITION_FAILED` otherwise, nothing changed; 400 for an If-Match that is not `*` or quoted
+ * tags); of several PATCHes based on one version, one wins.
  * Secrets left out are kept from the version the change applies to, so an edit based on an old
  * list of actions can no longer give one action another's secret.
  */
@@ -92,11 +93,24 @@ describe('workflow versions and If-Match', () => {
     assert.equal(expectStatus<WorkflowOut>(applied, 200, 'matching If-Match').name, 'Checked');
     assert.equal(applied.headers.etag, '"2"');
 
-    for (const stale of ['"1"', 'W/"2"', '"two"', '"3"', '', ' , ']) {
+    for (const stale of ['"1"', 'W/"2"', '"two"', '"3"']) {
       const refused = await patch(workflow.id, { name: 'Lost' }, stale);
       expectError(refused, 412, 'PRECONDITION_FAILED');
       assert.match(JSON.parse(refused.body).detail, /version 2/);
     }
+    // Not `*` or quoted tags (the body's version sent without its quotes, say): 400, says how.
+    for (const malformed of ['2', "'2'", '', ' , ']) {
+      const refused = await patch(workflow.id, { name: 'Lost' }, malformed);
+      expectError(refused, 400, 'VALIDATION_ERROR');
+      assert.match(JSON.parse(refused.body).detail, /If-Match: "3"/);
+    }
+    // The workflow and the precondition are checked before the body's references.
+    const unknownFence = {
+      trigger: { geofence_id: '00000000-0000-7000-8000-000000000001', event_types: ['enter'] },
+    };
+    expectError(await patch(workflow.id, unknownFence, '"1"'), 412, 'PRECONDITION_FAILED');
+    expectError(await patch('00000000-0000-7000-8000-000000000000', unknownFence, '"1"'), 404, 'NOT_FOUND');
+    expectError(await patch(workflow.id, unknownFence, '"2"'), 404, 'NOT_FOUND');
     const after = expectStatus<WorkflowOut>(await call(t, `/workflows/${workflow.id}`, jwt), 200, 'read');
     assert.deepEqual([after.name, after.version], ['Checked', 2]);
 
@@ -127,7 +141,7 @@ describe('workflow versions and If-Match', () => {
     });
   });
 
-  test('of two changes based on one version, exactly one applies', async () => {
+  test('of several changes based on one version, exactly one applies', async () => {
     const { workflow } = await create();
     const answers = await Promise.all(
       ['first', 'second', 'third', 'fourth'].map((name) => patch(workflow.id, { name }, '"1"')),
