@@ -8,6 +8,7 @@ import { errorMessage, thrownMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
+import { ScrollRegion } from '../../ui/ScrollRegion.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { formatDuration, StatusBadge } from './DeliveriesTable.tsx';
 import { useDeliveryPolling } from './deliveryPolling.ts';
@@ -169,7 +170,9 @@ function AttemptItem({ attempt: a, delivery }: { attempt: Attempt; delivery: Del
       {a.response_body_excerpt ? (
         <div className="excerpt">
           <h4>Response body (excerpt)</h4>
-          <Scroll label={`Response body of attempt ${a.n}`}>{a.response_body_excerpt}</Scroll>
+          <ScrollRegion label={`Response body of attempt ${a.n}`} className="scroll-box">
+            {a.response_body_excerpt}
+          </ScrollRegion>
         </div>
       ) : null}
       <details>
@@ -196,20 +199,12 @@ function AttemptItem({ attempt: a, delivery }: { attempt: Attempt; delivery: Del
         {delivery.request_body === null ? (
           <p>No body (or not recorded).</p>
         ) : (
-          <Scroll label={`Request body of attempt ${a.n}`}>{formatBody(delivery.request_body)}</Scroll>
+          <ScrollRegion label={`Request body of attempt ${a.n}`} className="scroll-box">
+            {formatBody(delivery.request_body)}
+          </ScrollRegion>
         )}
       </details>
     </li>
-  );
-}
-
-/** A long text that scrolls: a focusable region, so a keyboard can scroll it too. */
-function Scroll({ label, children }: { label: string; children: string }) {
-  return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard
-    <section tabIndex={0} aria-label={label} className="scroll-box">
-      <pre>{children}</pre>
-    </section>
   );
 }
 

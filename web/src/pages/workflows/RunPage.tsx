@@ -9,6 +9,7 @@ import { Link } from '../../app/Link.tsx';
 import { navigate } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
+import { ScrollRegion } from '../../ui/ScrollRegion.tsx';
 import { useResource } from '../../ui/useResource.ts';
 import { specOf } from './actionTypes.ts';
 import { formatDuration, StatusBadge } from './runStatus.tsx';
@@ -170,7 +171,11 @@ function ActionSection({ action }: { action: ActionRun }) {
                   </td>
                   <td className="excerpt">
                     {attempt.error_message ? <p className="run-error">{attempt.error_message}</p> : null}
-                    {attempt.response_excerpt ? <pre>{attempt.response_excerpt}</pre> : null}
+                    {attempt.response_excerpt ? (
+                      <ScrollRegion label={`Answer to attempt ${attempt.n}`} className="excerpt-box">
+                        {attempt.response_excerpt}
+                      </ScrollRegion>
+                    ) : null}
                   </td>
                 </tr>
               ))}
