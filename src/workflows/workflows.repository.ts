@@ -144,15 +144,16 @@ export async function updateWorkflow(
   if (changes.eventTypes !== undefined) set.event_types = json(changes.eventTypes);
   if (changes.actions !== undefined) set.actions = json(changes.actions);
   if (changes.enabled !== undefined) set.enabled = changes.enabled;
-  const result = await db
+  // The row as this update wrote it, not as a later one may have left it.
+  const row = await db
     .updateTable('workflows')
     .set(set)
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .where('version', '=', version)
+    .returning(COLUMNS)
     .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) return undefined;
-  return findWorkflow(db, workspaceId, id);
+  return row ? toWorkflow(row) : undefined;
 }
 
 export async function deleteWorkflow(db: Executor, workspaceId: string, id: string): Promise<boolean> {
