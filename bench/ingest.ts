@@ -150,16 +150,11 @@ const TARGETS = {
 
 /** The run's verdict on each target, or why it says nothing. */
 function verdict(r: DbFigures): string {
-  const best = r.batch_levels.reduce(
-    (a, b) => (b.locations_per_s > a.locations_per_s ? b : a),
-    r.batch_levels[0] ?? {
-      in_flight: 0,
-      locations_per_s: 0,
-      events_per_s: 0,
-      events_total: 0,
-      cpu_ms_per_1000: 0,
-    },
+  const best = r.batch_levels.reduce<BatchLevel | undefined>(
+    (a, b) => (a && a.locations_per_s >= b.locations_per_s ? a : b),
+    undefined,
   );
+  if (!best) return `${r.database}: no batch figures to judge`;
   const batchTarget = r.database === 'postgres' ? TARGETS.postgres.batch : TARGETS.sqlite.batch;
   const mark = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const figures =

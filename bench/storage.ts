@@ -39,6 +39,7 @@ import { lockDevices, saveInsideSets } from '../src/devices/device-tracking.repo
 import { insertLocations, type StoredLocation } from '../src/locations/locations.repository.ts';
 import { uuidv7 } from '../src/shared/ids.ts';
 import { createBenchWorkspace } from './support/bench-workspace.ts';
+import { median } from './support/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -216,13 +217,6 @@ const line = (name: string, p: Figures) =>
 console.log(
   `bench:storage — SQLite, ${DEVICES} devices, ${HISTORY} stored locations before, ${BATCHES} batches of ${PER_BATCH} ${RANDOM ? 'random' : 'consecutive'} devices (first ${WARMUP} untimed); main-thread CPU, averages per 1,000 locations`,
 );
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 const medianFigures = (runs: Figures[]): Figures => {
   const of = (key: keyof Figures) => Math.round(median(runs.map((r) => r[key])) * 100) / 100;
   return {

@@ -9,14 +9,19 @@
  * what was typed.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { verifySignature } from '../../src/webhooks/signature.ts';
+import {
+  ACCOUNT_SID,
+  AUTH_TOKEN,
+  CustomerDatabase,
+  FUNCTION,
+  KEY_ID,
+  REGION,
+  SECRET_KEY,
+  TOPIC,
+} from '../helpers/action-accounts.ts';
 import {
   type FakeAws,
   type LambdaInvocation,
@@ -27,19 +32,11 @@ import {
 import { DISCORD_PATH, FakeChatServices, TEAMS_PATH } from '../helpers/fake-chat-services.ts';
 import { FakeTwilio } from '../helpers/fake-twilio.ts';
 import { httpExpect } from '../helpers/spawned-server.ts';
+import { Receiver } from '../webhooks/delivery-helpers.ts';
 import { axe, inPage, screenshot, signIn, startServerAndBrowser } from './browser.ts';
 import { type DashboardServer, registerAccount } from './dashboard-server.ts';
 
-const REGION = 'eu-west-1';
-const KEY_ID = 'AKIAIOSFODNN7EXAMPLE';
-const SECRET_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
-const FUNCTION = 'geofence-events';
-const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:geofence-events';
-const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
-const AUTH_TOKEN = 'f3c1b2a4d5e6978812aa34bb56cc78dd';
-/** The customer database: the local PostgreSQL, whatever database the server itself uses. */
-const PG_URL = process.env.WORKFLOW_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CUSTOMER = `wf_forms_${randomBytes(6).toString('hex')}`;
+const DB_PASSWORD = 'customer-db-password';
 const DEPOT_RING = [
   [13.404, 52.518],
   [13.408, 52.518],
@@ -47,47 +44,6 @@ const DEPOT_RING = [
   [13.404, 52.521],
   [13.404, 52.518],
 ];
-
-function customerUrl(): string {
-  const url = new URL(PG_URL);
-  url.username = CUSTOMER;
-  url.password = 'customer-db-password';
-  url.search = '';
-  return url.toString();
-}
-
-/** Accepts webhook deliveries whose `X-SVC-Signature` checks out with the webhook's secret. */
-class SignedReceiver {
-  readonly bodies: string[] = [];
-  secret = '';
-  private readonly server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const header = req.headers['x-svc-signature'];
-      const verified = verifySignature(raw, typeof header === 'string' ? header : null, this.secret);
-      if (verified) this.bodies.push(raw.toString('utf8'));
-      res.writeHead(verified ? 204 : 401).end();
-    });
-  });
-
-  async start(): Promise<this> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    return this;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks/geofence`;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    this.server.close();
-    await once(this.server, 'close').catch(() => undefined);
-  }
-}
 
 /** Adds an action of the type labelled `label` and answers its fieldset. */
 async function addAction(page: Page, position: number, label: string): Promise<Locator> {
@@ -115,8 +71,11 @@ describe('dashboard: the forms of every other action type', () => {
   let twilio: FakeTwilio;
   let lambda: FakeAws<LambdaInvocation>;
   let sns: FakeAws<SnsPublication>;
-  let receiver: SignedReceiver;
-  const admin = new pg.Client({ connectionString: PG_URL });
+  let receiver: Receiver;
+  let customer: CustomerDatabase;
+  /** The signing secret of the webhook the receiver stands for, and whether each delivery had it. */
+  let secret = '';
+  const verified: boolean[] = [];
 
   before(async () => {
     const credentials = { [KEY_ID]: SECRET_KEY };
@@ -125,11 +84,14 @@ describe('dashboard: the forms of every other action type', () => {
       FakeTwilio.start(ACCOUNT_SID, AUTH_TOKEN),
       startFakeLambda({ region: REGION, credentials, functions: [FUNCTION] }),
       startFakeSns({ region: REGION, credentials, topics: [TOPIC] }),
-      new SignedReceiver().start(),
+      // Deliveries whose `X-SVC-Signature` checks out with the webhook's secret are accepted.
+      Receiver.start(Date.now, (request) => {
+        const header = request.headers['x-svc-signature'];
+        verified.push(verifySignature(request.body, typeof header === 'string' ? header : null, secret));
+        return { status: verified.at(-1) ? 204 : 401 };
+      }),
     ]);
-    await admin.connect();
-    await admin.query(`create role ${CUSTOMER} login password 'customer-db-password'`);
-    await admin.query(`create schema ${CUSTOMER} authorization ${CUSTOMER}`);
+    customer = await CustomerDatabase.create('wf_forms', DB_PASSWORD);
     ({ server, browser } = await startServerAndBrowser({
       // The stand-ins listen on loopback.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -144,9 +106,7 @@ describe('dashboard: the forms of every other action type', () => {
     await browser?.close();
     // The server first: its pools hold sessions of the customer role.
     await server?.stop();
-    await admin.query(`drop schema if exists ${CUSTOMER} cascade`);
-    await admin.query(`drop role if exists ${CUSTOMER}`);
-    await admin.end();
+    await customer?.drop();
     await Promise.all([chat?.close(), twilio?.close(), lambda?.close(), sns?.close(), receiver?.close()]);
   });
 
@@ -162,7 +122,7 @@ describe('dashboard: the forms of every other action type', () => {
         ...auth,
         body: { name: 'Operations receiver', url: receiver.url },
       });
-      receiver.secret = webhook.secret;
+      secret = webhook.secret;
 
       await page.goto('/workflows/new');
       await page.waitForURL((url) => url.pathname === '/login');
@@ -222,7 +182,9 @@ describe('dashboard: the forms of every other action type', () => {
         ['Secret access key'],
       );
       const database = await addAction(page, 6, 'PostgreSQL row');
-      await fill(database, { 'Connection URL': customerUrl(), Table: 'geofence_events' }, ['Connection URL']);
+      await fill(database, { 'Connection URL': customer.url(), Table: 'geofence_events' }, [
+        'Connection URL',
+      ]);
       const delivery = await addAction(page, 7, 'Webhook delivery');
       await delivery
         .getByLabel('Webhook', { exact: true })
@@ -266,7 +228,7 @@ describe('dashboard: the forms of every other action type', () => {
       });
       assert.equal(n?.secret_access_key, '…EKEY');
       assert.equal(n?.subject, 'SNS: {{event_type}}');
-      assert.equal(db?.connection_url, customerUrl().replace('customer-db-password', '…'));
+      assert.equal(db?.connection_url, customer.url().replace(DB_PASSWORD, '…'));
       assert.equal(db?.table, 'geofence_events');
       assert.equal(typeof w?.webhook_id, 'string');
 
@@ -284,15 +246,15 @@ describe('dashboard: the forms of every other action type', () => {
       assert.equal(lambda.accepted[0]?.functionName, FUNCTION);
       assert.equal(sns.accepted[0]?.message, 'SNS says Sample device at Depot');
       assert.equal(sns.accepted[0]?.subject, 'SNS: enter');
-      const rows = await admin.query<{ event_type: string }>(
-        `select event_type from ${CUSTOMER}.geofence_events`,
+      const rows = await customer.admin.query<{ event_type: string }>(
+        `select event_type from ${customer.name}.geofence_events`,
       );
       assert.deepEqual(
         rows.rows.map((r) => r.event_type),
         ['geofence.enter'],
       );
-      assert.equal(receiver.bodies.length, 1, 'one delivery, its signature verified');
-      assert.match(receiver.bodies[0] ?? '', /"event":"geofence\.enter"/);
+      assert.deepEqual(verified, [true], 'one delivery, its signature verified');
+      assert.match(receiver.requests[0]?.body.toString('utf8') ?? '', /"event":"geofence\.enter"/);
       await axe(page);
     }));
 });

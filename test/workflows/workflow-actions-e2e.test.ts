@@ -8,10 +8,18 @@
  * Then the trigger: the event type, the geofence, and one event matching two workflows.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import pg from 'pg';
 import { verifySignature } from '../../src/webhooks/signature.ts';
+import {
+  ACCOUNT_SID,
+  AUTH_TOKEN,
+  CustomerDatabase,
+  FUNCTION,
+  KEY_ID,
+  REGION,
+  SECRET_KEY,
+  TOPIC,
+} from '../helpers/action-accounts.ts';
 import {
   type FakeAws,
   type LambdaInvocation,
@@ -165,27 +173,6 @@ function assertSucceeded(
 // ---------------------------------------------------------------------------------------------
 // Every action type but `webhook`, on one app started with SMTP_URL pointing at the sink.
 
-const REGION = 'eu-west-1';
-const KEY_ID = 'AKIAIOSFODNN7EXAMPLE';
-const SECRET_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
-const FUNCTION = 'geofence-events';
-const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:geofence-events';
-const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
-const AUTH_TOKEN = 'f3c1b2a4d5e6978812aa34bb56cc78dd';
-
-/** The customer database: the local PostgreSQL, whatever TEST_DATABASE_URL says. */
-const PG_URL = process.env.WORKFLOW_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-/** A role and a schema of this name: the role's search path (`"$user"`) puts new tables there. */
-const CUSTOMER = `wf_e2e_${randomBytes(6).toString('hex')}`;
-
-function customerUrl(): string {
-  const url = new URL(PG_URL);
-  url.username = CUSTOMER;
-  url.password = '';
-  url.search = '';
-  return url.toString();
-}
-
 describe('workflow actions reach their targets', () => {
   let sink: SmtpSink;
   let h: WorkflowHarness;
@@ -193,7 +180,7 @@ describe('workflow actions reach their targets', () => {
   let twilio: FakeTwilio;
   let lambda: FakeAws<LambdaInvocation>;
   let sns: FakeAws<SnsPublication>;
-  const admin = new pg.Client({ connectionString: PG_URL });
+  let customer: CustomerDatabase;
   const place = places();
 
   before(async () => {
@@ -204,16 +191,12 @@ describe('workflow actions reach their targets', () => {
     const credentials = { [KEY_ID]: SECRET_KEY };
     lambda = await startFakeLambda({ region: REGION, credentials, functions: [FUNCTION] });
     sns = await startFakeSns({ region: REGION, credentials, topics: [TOPIC] });
-    await admin.connect();
-    await admin.query(`create role ${CUSTOMER} login`);
-    await admin.query(`create schema ${CUSTOMER} authorization ${CUSTOMER}`);
+    customer = await CustomerDatabase.create('wf_e2e');
   });
   after(async () => {
     // The app first: its pools hold sessions of the customer role.
     await h.close();
-    await admin.query(`drop schema if exists ${CUSTOMER} cascade`);
-    await admin.query(`drop role if exists ${CUSTOMER}`);
-    await admin.end();
+    await customer.drop();
     await Promise.all([chat.close(), twilio.close(), lambda.close(), sns.close(), sink.close()]);
   });
   beforeEach(() => chat.reset());
@@ -433,12 +416,12 @@ describe('workflow actions reach their targets', () => {
     const source = await place(h);
     const workflow = await createWorkflow(h, {
       trigger: onEnter(source),
-      actions: [{ type: 'database', config: { connection_url: customerUrl(), table: 'geofence_events' } }],
+      actions: [{ type: 'database', config: { connection_url: customer.url(), table: 'geofence_events' } }],
     });
     const exists = async () =>
       (
-        await admin.query<{ found: string | null }>('select to_regclass($1) as found', [
-          `${CUSTOMER}.geofence_events`,
+        await customer.admin.query<{ found: string | null }>('select to_regclass($1) as found', [
+          `${customer.name}.geofence_events`,
         ])
       ).rows[0]?.found !== null;
     assert.equal(await exists(), false, 'no table before the event');
@@ -446,9 +429,12 @@ describe('workflow actions reach their targets', () => {
     await runDue(h);
 
     assert.equal(await exists(), true, 'the table was created');
-    const rows = await admin.query<{ id: string; event_id: string; event_type: string; payload: unknown }>(
-      `select id, event_id, event_type, payload from ${CUSTOMER}.geofence_events`,
-    );
+    const rows = await customer.admin.query<{
+      id: string;
+      event_id: string;
+      event_type: string;
+      payload: unknown;
+    }>(`select id, event_id, event_type, payload from ${customer.name}.geofence_events`);
     assert.equal(rows.rows.length, 1);
     const [row] = rows.rows;
     const run = await onlyRun(h, workflow.id);
