@@ -105,7 +105,7 @@ export interface FailedAction {
 /**
  * Records outcomes where `workerId` still holds the lease (a worker whose lease ran out lost the
  * job to another and must not overwrite its record). A failure before the last attempt waits
- * `scheduleMs[n-1]` from the failure; the last one fails the action for good.
+ * `scheduleMs[n-1]` from the failure; the last one, or one marked `final`, fails the action for good.
  */
 export async function recordActionAttempts(
   trx: Executor,
@@ -125,7 +125,7 @@ export async function recordActionAttempts(
     const n = job.attempt;
     const { statusCode, errorMessage } = outcome;
     if (outcome.success) return [job.id, 'success', n, statusCode, null, finishedAt, null, finishedAt, null];
-    if (n >= maxAttempts)
+    if (n >= maxAttempts || outcome.final)
       return [job.id, 'failed', n, statusCode, errorMessage, finishedAt, null, finishedAt, null];
     const next = new Date(finishedAt.getTime() + (scheduleMs[n - 1] ?? 0));
     return [job.id, 'pending', n, statusCode, errorMessage, null, next, next, null];
@@ -173,7 +173,7 @@ export async function recordActionAttempts(
       a.outcome.responseExcerpt,
     ]),
   );
-  const finished = kept.filter((a) => a.outcome.success || a.job.attempt >= maxAttempts);
+  const finished = kept.filter((a) => a.outcome.success || a.outcome.final || a.job.attempt >= maxAttempts);
   await refreshRunStatus(
     trx,
     finished.map((a) => a.job.runId),

@@ -6,9 +6,26 @@
  * bodies are then built by serialisation, so quotes and line breaks stay data), and Slack's own
  * `&`, `<`, `>` escaping for Slack's mrkdwn text. `{{{x}}}` and `{{&x}}` are accepted and render
  * like `{{x}}`: the target decides the escaping, so a template cannot switch it off. Names resolve
- * to the context's own data only, never to inherited members such as `constructor` or `toString`.
+ * to the context's own data only, never to inherited members such as `constructor` or `toString`
+ * (`template-context.ts`).
+ *
+ * Rendering is bounded while it renders (contract §6, `template-budget.ts`): 64 KiB of output,
+ * 10,000 section iterations and an internal number of steps; past one, the render stops and
+ * throws `TemplateBudgetError`, whose message names the bound. Templates are parsed by
+ * `template-parser.ts`, Mustache's parser with a scanner linear in the template's length.
  */
 import Mustache from 'mustache';
+import { RenderBudget } from './template-budget.ts';
+import { DataContext } from './template-context.ts';
+import { parseTemplate, type TemplateToken } from './template-parser.ts';
+import { valueText } from './template-value.ts';
+
+export {
+  MAX_TEMPLATE_OUTPUT_BYTES,
+  MAX_TEMPLATE_SECTION_ITERATIONS,
+  MAX_TEMPLATE_STEPS,
+  TemplateBudgetError,
+} from './template-budget.ts';
 
 export interface TemplateContext {
   event: 'geofence.enter' | 'geofence.exit' | 'geofence.dwell';
@@ -67,9 +84,9 @@ export const ESCAPES: Record<Escaping, (value: string) => string> = {
 
 /** Why `template` cannot be used, or null when it renders. Run when a workflow is saved. */
 export function templateProblem(template: string): string | null {
-  let tokens: unknown[];
+  let tokens: TemplateToken[];
   try {
-    tokens = new Mustache.Writer().parse(template);
+    tokens = parseTemplate(template);
   } catch (error) {
     return `Invalid template: ${error instanceof Error ? error.message : String(error)}`;
   }
@@ -77,80 +94,111 @@ export function templateProblem(template: string): string | null {
   return null;
 }
 
-function hasPartial(tokens: readonly unknown[]): boolean {
-  for (const token of tokens) {
-    if (!Array.isArray(token)) continue;
-    if (token[0] === '>') return true;
-    if (Array.isArray(token[4]) && hasPartial(token[4] as unknown[])) return true;
+function hasPartial(tokens: readonly TemplateToken[]): boolean {
+  // Iterative: sections may nest thousands of levels deep in a template of the maximum length.
+  const pending = [tokens];
+  for (let list = pending.pop(); list; list = pending.pop()) {
+    for (const token of list) {
+      if (token[0] === '>') return true;
+      if (Array.isArray(token[4])) pending.push(token[4] as TemplateToken[]);
+    }
   }
   return false;
 }
 
-/** Renders `template` over `context`, each value escaped for the target. */
+/**
+ * Renders `template` over `context`, each value escaped for the target. Throws
+ * `TemplateBudgetError` as soon as the render passes a bound of `template-budget.ts`.
+ */
 export function renderTemplate(template: string, context: TemplateContext, escaping: Escaping): string {
-  const escapeValue = ESCAPES[escaping];
-  return new TargetEscapedWriter((value) => escapeValue(stringOf(value))).render(
-    template,
-    new DataContext(context),
-  );
+  return new BoundedWriter(ESCAPES[escaping]).render(template, context);
 }
 
-/**
- * Mustache's writer with the target's escaping on every value: unescaped tags (`{{{x}}}`, `{{&x}}`,
- * and their forms under delimiters changed with `{{=<% %>=}}`) are rendered like escaped ones. A
- * fresh writer per call: Mustache's shared one caches every template it ever parsed.
- */
-class TargetEscapedWriter extends Mustache.Writer {
-  private readonly options: Mustache.RenderOptions;
+type Tokens = string[][];
 
-  constructor(escapeValue: (value: unknown) => string) {
+/**
+ * Mustache's writer, rendering the tokens of `template-parser.ts` within a `RenderBudget`: each
+ * tag visited is a step, each section body rendered an iteration, and each piece of output is
+ * counted before it is added. Every tag form of a value (`{{x}}`, `{{{x}}}`, `{{&x}}`, and their
+ * forms under delimiters changed with `{{=<% %>=}}`) gets the target's escaping. Partials render
+ * nothing (none are given; they are refused on save), as do comments and delimiter changes.
+ */
+class BoundedWriter extends Mustache.Writer {
+  private readonly budget = new RenderBudget();
+  private readonly escapeText: (text: string) => string;
+
+  constructor(escapeText: (text: string) => string) {
     super();
-    this.options = { escape: escapeValue };
+    this.escapeText = escapeText;
   }
 
-  override render(template: string, view: Mustache.Context): string {
-    return super.render(template, view, undefined, this.options);
+  override parse(template: string): TemplateToken[] {
+    return parseTemplate(template);
+  }
+
+  override render(template: string, view: unknown): string {
+    return this.renderTokens(this.parse(template) as Tokens, new DataContext(view, undefined, this.budget));
+  }
+
+  override renderTokens(tokens: Tokens, context: Mustache.Context): string {
+    let buffer = '';
+    for (const token of tokens) {
+      this.budget.step();
+      switch (token[0]) {
+        case '#':
+          buffer += this.renderSection(token, context);
+          break;
+        case '^':
+          buffer += this.renderInverted(token, context);
+          break;
+        case 'name':
+        case '&':
+          buffer += this.budget.write(this.escapedValue(token, context));
+          break;
+        case 'text':
+          buffer += this.budget.write(token[1] ?? '');
+          break;
+      }
+    }
+    return buffer;
+  }
+
+  /** Mustache's section: once per item of a list, once for any other truthy value. */
+  override renderSection(token: string[], context: Mustache.Context): string {
+    const value: unknown = context.lookup(token[1] ?? '');
+    if (!value) return '';
+    const body = token[4] as unknown as Tokens;
+    if (Array.isArray(value)) {
+      let buffer = '';
+      for (let i = 0; i < value.length; i += 1) {
+        this.budget.iterate();
+        buffer += this.renderTokens(body, context.push(value[i]));
+      }
+      return buffer;
+    }
+    this.budget.iterate();
+    if (typeof value === 'object' || typeof value === 'string' || typeof value === 'number') {
+      return this.renderTokens(body, context.push(value));
+    }
+    return this.renderTokens(body, context);
+  }
+
+  /** Mustache's inverted section: once when the value is falsy or an empty list. */
+  override renderInverted(token: string[], context: Mustache.Context): string {
+    const value: unknown = context.lookup(token[1] ?? '');
+    if (value && !(Array.isArray(value) && value.length === 0)) return '';
+    this.budget.iterate();
+    return this.renderTokens(token[4] as unknown as Tokens, context);
+  }
+
+  /** The value's text, refused before it is escaped when it cannot fit (escaping never shortens). */
+  override escapedValue(token: string[], context: Mustache.Context): string {
+    return this.escapeText(valueText(context.lookup(token[1] ?? ''), this.budget));
   }
 
   override unescapedValue(token: string[], context: Mustache.Context): string {
-    return this.escapedValue(token, context, this.options);
+    return this.escapedValue(token, context);
   }
-}
-
-/**
- * The lookup of names over data: own properties of objects and arrays only. Mustache's own lookup
- * follows prototypes and calls the functions it finds, so `{{metadata.__defineGetter__}}` threw
- * and `{{device.metadata.tags.push}}` changed the context; here both are unknown names (empty).
- */
-class DataContext extends Mustache.Context {
-  override push(view: unknown): Mustache.Context {
-    return new DataContext(view, this);
-  }
-
-  override lookup(name: string): unknown {
-    if (name === '.') return this.view;
-    const path = name.split('.');
-    for (let context: Mustache.Context | undefined = this; context; context = context.parent) {
-      const found = ownPath(context.view, path);
-      if (found) return found.value;
-    }
-    return undefined;
-  }
-}
-
-function ownPath(view: unknown, path: readonly string[]): { value: unknown } | undefined {
-  let value = view;
-  for (const name of path) {
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
-    value = (value as Record<string, unknown>)[name];
-  }
-  return typeof value === 'function' ? undefined : { value };
-}
-
-function stringOf(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
 }
 
 const VERBS = { enter: 'entered', exit: 'left', dwell: 'has stayed in' } as const;

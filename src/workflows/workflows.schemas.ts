@@ -21,7 +21,12 @@ export const WORKFLOW_DESCRIPTION =
   '`subject`, `body`) are Mustache over the variables ' +
   TEMPLATE_VARIABLES.map((v) => `\`{{${v}}}\``).join(', ') +
   '; an unknown variable renders empty. Values are escaped for the target (Slack `&`, `<`, `>`; plain ' +
-  'text for e-mail and SMS; JSON bodies are built by serialisation).';
+  'text for e-mail and SMS; JSON bodies are built by serialisation). Rendering is bounded, per ' +
+  'template: at most 65,536 bytes of output (UTF-8, after escaping), 10,000 section iterations (each ' +
+  'section body rendered, for an item, a truthy value or an inverted section, nested ones included) ' +
+  'and 100,000 rendering steps (tags visited and names looked up). A render stops at the first bound ' +
+  'it passes and the attempt fails for good at once, without retries (the same event would stop at ' +
+  'the same bound), with an `error_message` naming the bound; fix the template and retry the run.';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Description = Nullable(Type.String({ maxLength: 2000 }));

@@ -349,6 +349,49 @@ describe('dashboard: workflows', () => {
       await page.getByRole('heading', { level: 1, name: 'Two channels, swapped' }).waitFor();
       assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Two channels, swapped');
     }));
+
+  test('a template past its rendering bounds previews the message an attempt would fail with', () =>
+    inPage(browser, base, async (page) => {
+      const account = await registerAccount(base, 'flow-bounds');
+      // The trigger geofence's metadata is the preview's sample data: a list of 400 stops.
+      const stops = Array.from({ length: 400 }, (_, i) => ({ n: i }));
+      await httpExpect(201, base, 'POST', '/geofences', {
+        token: account.token,
+        body: { name: 'Hub', geometry: { type: 'Polygon', coordinates: [DEPOT_RING] }, metadata: { stops } },
+      });
+      await openSignedIn(page, account, '/workflows/new');
+      await page.getByRole('heading', { level: 1, name: 'New workflow' }).waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Stops');
+      await page.getByRole('combobox', { name: 'Geofence' }).fill('Hub');
+      await page.getByRole('option', { name: 'Hub' }).click();
+      await page.getByLabel('New action type').selectOption({ label: 'E-mail' });
+      await page.getByRole('button', { name: 'Add action' }).click();
+      const email = page.getByRole('group', { name: 'Action 1: E-mail' });
+      await email.getByLabel('To', { exact: true }).fill('ops@example.com');
+
+      // Three sections over the 400 stops: 64 million iterations unbounded; the preview stops at
+      // 10,000 and says so, as the attempt would.
+      const body = email.getByLabel('Body', { exact: true });
+      const loop = (inner: string) => `{{#geofence.metadata.stops}}${inner}{{/geofence.metadata.stops}}`;
+      const nested = loop(loop(loop('{{n}}')));
+      await body.fill(nested.slice(0, -1));
+      await body.pressSequentially('}');
+      await email
+        .getByRole('alert')
+        .filter({ hasText: 'Template exceeds 10000 section iterations' })
+        .waitFor();
+      assert.equal(await body.getAttribute('aria-invalid'), 'true');
+      assert.equal(await email.getByTestId('preview-body').count(), 0, 'no preview text beside the message');
+      await axe(page);
+      await screenshot(page, 'workflow-builder-template-bounds', email);
+
+      // The tab kept working: one level previews the list at once.
+      await body.fill(loop('{{n}} '));
+      const preview = email.getByTestId('preview-body');
+      await preview.filter({ hasText: '0 1 2 3' }).waitFor();
+      assert.equal((await preview.textContent())?.trim(), stops.map((s) => s.n).join(' '));
+      assert.equal(await email.getByRole('alert').count(), 0);
+    }));
 });
 
 /**

@@ -16,6 +16,11 @@ export interface ActionOutcome {
   errorMessage: string | null;
   /** At most 1 KiB of what the target answered (response body, SMTP reply, inserted row id). */
   responseExcerpt: string | null;
+  /**
+   * A failure that another attempt would repeat exactly (a template past its rendering bounds):
+   * the action fails for good at once instead of waiting out the retry schedule.
+   */
+  final?: boolean;
 }
 
 /** A sent e-mail's outcome comes back to the caller (unlike account mail, which is queued). */

@@ -15,10 +15,13 @@ const SUBJECT_MAX = 100;
 
 export const snsAction: ActionExecutor<ActionConfigs['sns']> = {
   execute(config, context, runtime) {
+    // Rendered before the attempt: a template past its bounds (TemplateBudgetError) is the
+    // template's failure for the worker to record, not an error of the call to AWS.
+    const input = publishInput(config, context);
     return awsAttempt('SNS', config, runtime, async (options, abortSignal) => {
       const client = new SNSClient(options);
       try {
-        const output = await client.send(new PublishCommand(publishInput(config, context)), { abortSignal });
+        const output = await client.send(new PublishCommand(input), { abortSignal });
         return {
           statusCode: output.$metadata.httpStatusCode ?? null,
           excerpt: { MessageId: output.MessageId, SequenceNumber: output.SequenceNumber },

@@ -13,6 +13,7 @@ import {
   type Escaping,
   renderTemplate,
   TEMPLATE_VARIABLES,
+  TemplateBudgetError,
   type TemplateContext,
   templateProblem,
 } from '../../../../src/workflows/templates.ts';
@@ -58,7 +59,11 @@ const DEFAULTS: Record<string, Default> = {
 
 export type Preview = { text: string } | { problem: string } | { described: true };
 
-/** What the action sends for this field: the rendered template, or its default when left empty. */
+/**
+ * What the action sends for this field: the rendered template, or its default when left empty.
+ * A template past its rendering bounds (contract §6) shows the message an attempt would fail
+ * with, as a problem of the field; the render stops at the bound, so the tab never freezes.
+ */
 export function previewText(
   actionType: string,
   field: string,
@@ -72,5 +77,10 @@ export function previewText(
   }
   const problem = templateProblem(template);
   if (problem) return { problem };
-  return { text: renderTemplate(template, context, escaping) };
+  try {
+    return { text: renderTemplate(template, context, escaping) };
+  } catch (error) {
+    if (error instanceof TemplateBudgetError) return { problem: error.message };
+    throw error;
+  }
 }
