@@ -1,6 +1,8 @@
 /** SQL for subscriptions (plan history per workspace) and the counts behind count limits. */
+import { sql } from 'kysely';
 import { fromJson, json, toDate } from '../db/columns.ts';
-import type { Executor } from '../db/transaction.ts';
+import type { DialectCapabilities } from '../db/database.ts';
+import type { Executor, Trx } from '../db/transaction.ts';
 import type { LimitName } from './plans.ts';
 
 export type CustomLimits = Partial<Record<LimitName, number | null>>;
@@ -73,6 +75,25 @@ export async function countResources(
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * Makes every other transaction that creates `resource` in the workspace wait until this one ends
+ * (commit or rollback), so the count read next is the one the insert adds to (ADR 011). PostgreSQL:
+ * a transaction-scoped advisory lock keyed by the resource and the workspace (two hashes: an
+ * accidental collision only makes two workspaces wait for each other). SQLite: nothing to do, the
+ * transaction already holds the database's write lock since BEGIN IMMEDIATE.
+ */
+export async function lockCountedResource(
+  trx: Trx,
+  capabilities: DialectCapabilities,
+  workspaceId: string,
+  resource: CountedResource,
+): Promise<void> {
+  if (!capabilities.advisoryLocks) return;
+  await sql`select pg_advisory_xact_lock(hashtext(${`count-limit:${resource}`}), hashtext(${workspaceId}))`.execute(
+    trx,
+  );
 }
 
 export async function workspaceExists(db: Executor, workspaceId: string): Promise<boolean> {

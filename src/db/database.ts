@@ -18,6 +18,12 @@ import { WalCheckpointer } from './wal-checkpointer.ts';
 export type Dialect = 'sqlite' | 'postgres';
 
 /**
+ * The longest a statement waits for a PostgreSQL connection. Beyond it the request answers 503
+ * (availability.ts): well within the contract's 2 s, and far beyond any wait of a healthy pool.
+ */
+const CONNECTION_WAIT_MS = 1_500;
+
+/**
  * What differs between the dialects, as data (pg-boss's backend profiles): code above this module
  * reads these fields and never branches on the dialect's name.
  */
@@ -27,6 +33,12 @@ export interface DialectCapabilities {
   skipLocked: boolean;
   /** Row locks (`FOR UPDATE`); SQLite serialises writers instead. */
   rowLocks: boolean;
+  /**
+   * Transaction-scoped advisory locks (`pg_advisory_xact_lock`), which serialise a check-then-insert
+   * such as a count limit (ADR 011). SQLite needs none: its write transactions begin IMMEDIATE and
+   * hold the database's one write lock from their first statement (sqlite-driver.ts).
+   */
+  advisoryLocks: boolean;
   /** Column types used by migrations and by the casts of many-row statements. */
   types: ColumnTypes;
   /** Placeholders, many-row sources and value lists as this dialect writes them (statement-forms.ts). */
@@ -45,6 +57,7 @@ const CAPABILITIES: Record<Dialect, DialectCapabilities> = {
     dialect: 'sqlite',
     skipLocked: false,
     rowLocks: false,
+    advisoryLocks: false,
     types: { timestamp: 'text', json: 'text', boolean: 'integer', double: 'real' },
     statements: SQLITE_FORMS,
   },
@@ -52,6 +65,7 @@ const CAPABILITIES: Record<Dialect, DialectCapabilities> = {
     dialect: 'postgres',
     skipLocked: true,
     rowLocks: true,
+    advisoryLocks: true,
     types: POSTGRES_TYPES,
     statements: postgresForms(POSTGRES_TYPES),
   },
@@ -113,10 +127,16 @@ export function openDatabase(target: DatabaseTarget, options: OpenDatabaseOption
     max: options.poolSize ?? 10,
     // Statements are sent without waiting for the answers to earlier ones (postgres-driver.ts).
     pipeline: true,
+    // Contract §0: with the database unreachable a request answers 503 within 2 s, never hangs.
+    // This bounds the wait for a connection (a free one of the pool, or a new one being made).
+    connectionTimeoutMillis: CONNECTION_WAIT_MS,
+    // A peer that vanished without a reset (a failover, a cut network) is noticed by the kernel.
+    keepAlive: true,
     ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {}),
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  // An idle client losing its connection must not crash the process; the pool replaces it on the
+  // next checkout (held clients have a listener of the driver's, postgres-driver.ts).
+  pool.on('error', (error) => options.logger?.warn({ err: error.message }, 'database connection lost'));
   const db = new Kysely<DatabaseSchema>({ dialect: new PipelinedPostgresDialect(pool) });
   return {
     db,

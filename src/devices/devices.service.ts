@@ -1,6 +1,6 @@
 /** Device use cases (contract §4.1): CRUD with an external id unique in the workspace. */
 
-import type { CountLimiter } from '../billing/count-limits.ts';
+import { admitCreates, type CountLimiter, NO_COUNT_LIMIT } from '../billing/count-limits.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
@@ -67,16 +67,18 @@ export async function createDevice(
     },
     ctx.clock.now(),
   );
-  // Before the transaction: the limit check reads through the pool, which on SQLite is the
-  // connection the transaction would hold.
-  await ctx.countLimit?.(ctx.db, workspaceId, 'devices');
-  await guardDuplicate(device.externalId, () =>
-    withTransaction(ctx.db, async (trx) => {
-      if (device.externalId !== null && (await findIdByExternalId(trx, workspaceId, device.externalId))) {
-        throw duplicateExternalId(device.externalId);
-      }
-      await insertDevice(trx, device);
-    }),
+  await (ctx.countLimit ?? NO_COUNT_LIMIT)(workspaceId, 'devices', (limit) =>
+    guardDuplicate(device.externalId, () =>
+      withTransaction(ctx.db, async (trx) => {
+        // First in the transaction: the plan's count, exact under concurrency, also against devices
+        // that batch ingestion creates (ADR 011).
+        await admitCreates(trx, ctx.capabilities, limit);
+        if (device.externalId !== null && (await findIdByExternalId(trx, workspaceId, device.externalId))) {
+          throw duplicateExternalId(device.externalId);
+        }
+        await insertDevice(trx, device);
+      }),
+    ),
   );
   return device;
 }

@@ -3,12 +3,14 @@
  * (geofence-batch-input.ts): creates, upserts by `external_id`, and the plan's count limit item by
  * item, all in one transaction that bumps the workspace's index version once, so another node
  * reloads its index once for the batch and this node applies every change under that one version
- * (ADR 007).
+ * (ADR 007). The count limit is checked in that transaction, under the workspace's lock for
+ * geofence creates, so racing batches and single creates end exactly at the limit (ADR 011).
  */
 import { isDeepStrictEqual } from 'node:util';
+import { type CountLimit, NO_COUNT_LIMIT, placesLeft } from '../billing/count-limits.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
-import { DuplicateResourceError, QuotaExceededError } from '../shared/errors.ts';
+import { DuplicateResourceError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import type { BatchItemInput, BatchItemRejection } from './geofence-batch-input.ts';
 import type { IndexChange } from './geofence-index-registry.ts';
@@ -44,7 +46,6 @@ const ATTEMPTS = 3;
 interface Plan {
   creates: Array<{ index: number; geofence: Geofence }>;
   upserts: Array<{ index: number; existing: Geofence; input: BatchItemInput }>;
-  rejected: BatchItemRejection[];
 }
 
 /**
@@ -61,9 +62,15 @@ export async function writeBatch(
   for (let attempt = 1; ; attempt++) {
     try {
       const plan = await planWrites(ctx, workspaceId, unique);
-      const written = await commit(ctx, workspaceId, plan);
-      const rejected = [...rejectedBefore, ...repeated, ...plan.rejected].sort((a, b) => a.index - b.index);
-      return { created: plan.creates.map((c) => c.geofence), updated: written, rejected };
+      // Only a batch that creates is subject to the limit (and waits for the other creates).
+      const { created, updated, refused } =
+        plan.creates.length > 0
+          ? await (ctx.countLimit ?? NO_COUNT_LIMIT)(workspaceId, 'geofences', (limit) =>
+              commit(ctx, workspaceId, plan, limit),
+            )
+          : await commit(ctx, workspaceId, plan, undefined);
+      const rejected = [...rejectedBefore, ...repeated, ...refused].sort((a, b) => a.index - b.index);
+      return { created, updated, rejected };
     } catch (error) {
       // Another request created or deleted a geofence of one of our external ids meanwhile: plan
       // again from what is stored now (its create becomes our update, or the other way round).
@@ -99,7 +106,7 @@ function firstOfEachExternalId(items: readonly BatchItem[]): {
   return { unique, repeated };
 }
 
-/** Which items create and which update, and the creates the plan's count limit refuses. */
+/** Which items create and which update. */
 async function planWrites(
   ctx: GeofencesContext,
   workspaceId: string,
@@ -112,18 +119,11 @@ async function planWrites(
     (await findByExternalIds(ctx.db, workspaceId, externalIds)).map((g) => [g.externalId as string, g]),
   );
   const now = ctx.clock.now();
-  const plan: Plan = { creates: [], upserts: [], rejected: [] };
+  const plan: Plan = { creates: [], upserts: [] };
   for (const { index, input } of items) {
     const match = input.externalId === null ? undefined : existing.get(input.externalId);
     if (match) plan.upserts.push({ index, existing: match, input });
     else plan.creates.push({ index, geofence: newGeofence(workspaceId, input, now) });
-  }
-  const allowed = await creatableCount(ctx, workspaceId, plan.creates.length);
-  if (allowed.count < plan.creates.length) {
-    for (const { index } of plan.creates.slice(allowed.count)) {
-      plan.rejected.push({ index, error: allowed.refusal as QuotaExceededError });
-    }
-    plan.creates = plan.creates.slice(0, allowed.count);
   }
   return plan;
 }
@@ -145,36 +145,6 @@ function newGeofence(workspaceId: string, input: BatchItemInput, now: Date): Geo
     createdAt: now,
     updatedAt: now,
   };
-}
-
-/**
- * How many of `wanted` creates the plan's count limit admits, and for the others the error a single
- * create would answer once the admitted ones exist. One check for the whole batch: the limiter is
- * asked for all of them, and its refusal tells the limit and the count.
- */
-async function creatableCount(
-  ctx: GeofencesContext,
-  workspaceId: string,
-  wanted: number,
-): Promise<{ count: number; refusal?: QuotaExceededError }> {
-  if (wanted === 0 || ctx.countLimit === undefined) return { count: wanted };
-  try {
-    // Before the transaction, as a single create checks: on SQLite the pool is the connection the
-    // transaction would hold.
-    await ctx.countLimit(ctx.db, workspaceId, 'geofences', wanted);
-    return { count: wanted };
-  } catch (error) {
-    if (!(error instanceof QuotaExceededError)) throw error;
-    const { limit, count } = (error.details ?? {}) as { limit?: unknown; count?: unknown };
-    if (typeof limit !== 'number' || typeof count !== 'number') return { count: 0, refusal: error };
-    const admitted = Math.max(0, Math.min(wanted, limit - count));
-    // A create past the limit sees the count the admitted creates leave; the message names the plan
-    // and the limit only, so it is the single create's message too.
-    return {
-      count: admitted,
-      refusal: new QuotaExceededError(error.message, { ...error.details, count: count + admitted }),
-    };
-  }
 }
 
 /**
@@ -224,23 +194,35 @@ function replacementOf(
   };
 }
 
-/** The transaction; then this node's index gets the batch's changes under its one version. */
-async function commit(ctx: GeofencesContext, workspaceId: string, plan: Plan): Promise<Geofence[]> {
+/**
+ * The transaction; then this node's index gets the batch's changes under its one version. The
+ * creates beyond the plan's limit, as counted under the lock, are refused item by item with the
+ * error a single create would answer once the admitted ones exist.
+ */
+async function commit(
+  ctx: GeofencesContext,
+  workspaceId: string,
+  plan: Plan,
+  limit: CountLimit | undefined,
+): Promise<{ created: Geofence[]; updated: Geofence[]; refused: BatchItemRejection[] }> {
   const now = ctx.clock.now();
   const indexChanges: IndexChange[] = [];
-  for (const { geofence: g } of plan.creates) {
-    // A disabled geofence is not in the index.
-    if (g.enabled) indexChanges.push({ kind: 'upsert', id: g.id, geometry: g.geometry, rules: g.rules });
-  }
   const replacements = plan.upserts.map(({ existing, input }) => replacementOf(existing, input, now));
   const changed = replacements.flatMap((r) => (r === undefined ? [] : [r.replacement]));
   const touching = new Set(replacements.flatMap((r) => (r?.touchesIndex ? [r.replacement.id] : [])));
-  const { written, indexVersion } = await withTransaction(ctx.db, async (trx) => {
-    await insertGeofences(
-      trx,
-      ctx.capabilities,
-      plan.creates.map((c) => c.geofence),
-    );
+  const { created, refused, written, indexVersion } = await withTransaction(ctx.db, async (trx) => {
+    // First in the transaction: the lock, then the count (only when the batch creates).
+    const room = await placesLeft(trx, ctx.capabilities, limit, plan.creates.length);
+    const creates = plan.creates.slice(0, room.admitted).map((c) => c.geofence);
+    const { refusal } = room;
+    const refused = refusal
+      ? plan.creates.slice(room.admitted).map(({ index }) => ({ index, error: refusal }))
+      : [];
+    // A disabled geofence is not in the index.
+    for (const g of creates) {
+      if (g.enabled) indexChanges.push({ kind: 'upsert', id: g.id, geometry: g.geometry, rules: g.rules });
+    }
+    await insertGeofences(trx, ctx.capabilities, creates);
     const rows = await replaceGeofences(trx, ctx.capabilities, workspaceId, changed);
     if (rows.length !== changed.length) throw new LookupRaced();
     for (const row of rows) {
@@ -253,11 +235,14 @@ async function commit(ctx: GeofencesContext, workspaceId: string, plan: Plan): P
       );
     }
     return {
+      created: creates,
+      refused,
       written: new Map(rows.map((row) => [row.id, row])),
       indexVersion: indexChanges.length > 0 ? await bumpIndexVersion(trx, workspaceId) : undefined,
     };
   });
   if (indexVersion !== undefined) ctx.registry.applyCommitted(workspaceId, indexVersion, indexChanges);
   // In item order: the row as written, or as found when the item changed nothing.
-  return plan.upserts.map(({ existing }) => written.get(existing.id) ?? existing);
+  const updated = plan.upserts.map(({ existing }) => written.get(existing.id) ?? existing);
+  return { created, updated, refused };
 }

@@ -5,7 +5,7 @@
  * pipeline) see it at once, and other nodes within their check interval (ADR 007).
  */
 
-import type { CountLimiter } from '../billing/count-limits.ts';
+import { admitCreates, type CountLimiter, NO_COUNT_LIMIT } from '../billing/count-limits.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
@@ -107,18 +107,22 @@ export async function createGeofence(
     createdAt: now,
     updatedAt: now,
   };
-  // Before the transaction: the limit check reads through the pool, which on SQLite is the
-  // connection the transaction would hold.
-  await ctx.countLimit?.(ctx.db, workspaceId, 'geofences');
-  const indexVersion = await guardDuplicate(geofence.externalId, () =>
-    withTransaction(ctx.db, async (trx) => {
-      if (geofence.externalId !== null && (await findIdByExternalId(trx, workspaceId, geofence.externalId))) {
-        throw duplicateExternalId(geofence.externalId);
-      }
-      await insertGeofence(trx, geofence);
-      // A disabled geofence is not in the index: nothing for other nodes to reload.
-      return geofence.enabled ? bumpIndexVersion(trx, workspaceId) : undefined;
-    }),
+  const indexVersion = await (ctx.countLimit ?? NO_COUNT_LIMIT)(workspaceId, 'geofences', (limit) =>
+    guardDuplicate(geofence.externalId, () =>
+      withTransaction(ctx.db, async (trx) => {
+        // First in the transaction: the plan's count, exact under concurrency (ADR 011).
+        await admitCreates(trx, ctx.capabilities, limit);
+        if (
+          geofence.externalId !== null &&
+          (await findIdByExternalId(trx, workspaceId, geofence.externalId))
+        ) {
+          throw duplicateExternalId(geofence.externalId);
+        }
+        await insertGeofence(trx, geofence);
+        // A disabled geofence is not in the index: nothing for other nodes to reload.
+        return geofence.enabled ? bumpIndexVersion(trx, workspaceId) : undefined;
+      }),
+    ),
   );
   if (indexVersion !== undefined) {
     ctx.registry.applyCommitted(workspaceId, indexVersion, {

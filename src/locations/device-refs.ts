@@ -4,9 +4,12 @@
  * ingestion transaction, which then locks every device of the batch in id order like any other.
  * Creating is idempotent (insert-if-absent on the external id), so a failed ingestion or a
  * concurrent batch naming the same new device leaves exactly one device behind. New devices count
- * against the plan's device limit (contract §7).
+ * against the plan's device limit (contract §7), exactly: the short transaction takes the
+ * workspace's device lock before it counts (ADR 011), and only batches that name unknown devices
+ * take it.
  */
-import { withTransaction } from '../db/transaction.ts';
+import { countUnderLock, NO_COUNT_LIMIT, quotaExceeded } from '../billing/count-limits.ts';
+import { type Trx, withTransaction } from '../db/transaction.ts';
 import { idsByExternalIds, insertDevicesIfAbsent, newDevice } from '../devices/devices.repository.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import type { IngestContext } from './ingest.service.ts';
@@ -28,28 +31,46 @@ export async function resolveDeviceRefs(
   let known = await idsByExternalIds(ctx.db, ctx.capabilities, workspaceId, externalIds);
   const unknown = externalIds.filter((e) => !known.has(e));
   if (unknown.length > 0) {
-    // Devices created this way count like any other: a batch that would pass the plan's limit is
-    // refused whole (403 QUOTA_EXCEEDED), before anything is created or stored.
-    await ctx.countLimit?.(ctx.db, workspaceId, 'devices', unknown.length);
     const now = ctx.clock.now();
-    await withTransaction(ctx.db, (trx) =>
-      insertDevicesIfAbsent(
-        trx,
-        unknown
-          .sort()
-          .map((externalId) =>
-            newDevice(
-              uuidv7(),
-              workspaceId,
-              { name: externalId, externalId, userId: null, metadata: {} },
-              now,
+    await (ctx.countLimit ?? NO_COUNT_LIMIT)(workspaceId, 'devices', (limit) =>
+      withTransaction(ctx.db, async (trx) => {
+        let creating = unknown;
+        if (limit !== undefined) {
+          // Devices created this way count like any other: a batch that would pass the plan's limit
+          // is refused whole (403 QUOTA_EXCEEDED), before anything is created or stored. Under the
+          // lock, devices a concurrent request created meanwhile are no longer new and do not count.
+          const count = await countUnderLock(trx, ctx.capabilities, limit);
+          creating = await stillUnknown(trx, ctx, workspaceId, unknown);
+          if (creating.length > 0 && count + creating.length > limit.limit) throw quotaExceeded(limit, count);
+        }
+        await insertDevicesIfAbsent(
+          trx,
+          [...creating]
+            .sort()
+            .map((externalId) =>
+              newDevice(
+                uuidv7(),
+                workspaceId,
+                { name: externalId, externalId, userId: null, metadata: {} },
+                now,
+              ),
             ),
-          ),
-      ),
+        );
+      }),
     );
     known = await idsByExternalIds(ctx.db, ctx.capabilities, workspaceId, externalIds);
   }
   return refs.map((r) =>
     r.device_external_id !== undefined ? (known.get(r.device_external_id) ?? '') : (r.device_id ?? ''),
   );
+}
+
+async function stillUnknown(
+  trx: Trx,
+  ctx: IngestContext,
+  workspaceId: string,
+  externalIds: readonly string[],
+): Promise<string[]> {
+  const present = await idsByExternalIds(trx, ctx.capabilities, workspaceId, externalIds);
+  return externalIds.filter((e) => !present.has(e));
 }

@@ -3,7 +3,8 @@
  * sealed, revealed and rotated on request) and the checks a JSON schema cannot express. See
  * docs/decisions/009-webhook-configuration-and-ssrf.md.
  */
-import type { Db } from '../db/database.ts';
+import { admitCreates, type CountLimiter, NO_COUNT_LIMIT } from '../billing/count-limits.ts';
+import type { Db, DialectCapabilities } from '../db/database.ts';
 import { type Executor, withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../shared/encryption.ts';
@@ -28,12 +29,14 @@ import {
 
 export interface WebhooksContext {
   db: Db;
+  /** For the lock that keeps the count limit exact (ADR 011). */
+  capabilities: DialectCapabilities;
   clock: Clock;
   secretBox: SecretBox;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS (contract §0): when false, literal private IP urls are refused. */
   allowPrivateTargets: boolean;
   /** The plan's webhook count limit (403 QUOTA_EXCEEDED), when billing is wired in. */
-  countLimit?: ((db: Executor, workspaceId: string, resource: 'webhooks') => Promise<void>) | undefined;
+  countLimit?: CountLimiter | undefined;
 }
 
 /** A webhook with its opened signing secret: what the delivery engine signs with. */
@@ -67,10 +70,14 @@ export async function createWebhook(
   const webhook: Webhook = { id: uuidv7(), workspaceId, ...fields, createdAt: now, updatedAt: now };
   const secret = generateWebhookSecret();
   await checkFields(ctx, ctx.db, workspaceId, fields);
-  // Outside a transaction, as geofences and devices do: the plan lookup may use another
-  // connection, which SQLite's single writer would block on. The slack is accepted (ADR 011).
-  await ctx.countLimit?.(ctx.db, workspaceId, 'webhooks');
-  await insertWebhook(ctx.db, webhook, ctx.secretBox.seal(secret));
+  const sealed = ctx.secretBox.seal(secret);
+  await (ctx.countLimit ?? NO_COUNT_LIMIT)(workspaceId, 'webhooks', (limit) =>
+    withTransaction(ctx.db, async (trx) => {
+      // The plan's count and the insert in one transaction, serialised per workspace (ADR 011).
+      await admitCreates(trx, ctx.capabilities, limit);
+      await insertWebhook(trx, webhook, sealed);
+    }),
+  );
   return { webhook, secret };
 }
 
