@@ -29,6 +29,8 @@ export interface Config {
   webhookAllowPrivateTargets: boolean;
   loginRateLimit: RateLimitRule;
   refreshRateLimit: RateLimitRule;
+  /** Registrations per client IP (REGISTER_RATE_LIMIT, contract §2.1). */
+  registerRateLimit: RateLimitRule;
   plansFile: string | undefined;
   defaultPlan: string;
   /** The plan table: built in, or PLANS_FILE validated at start (contract §7). */
@@ -66,6 +68,8 @@ export interface Config {
   dashboardDir: string;
   /** Between keepalive comments of an open GET /stream (STREAM_KEEPALIVE_INTERVAL, default 15s; ADR 016). */
   streamKeepaliveMs: number;
+  /** SIGTERM: how long requests in flight and jobs already sent may take to finish (SHUTDOWN_GRACE_SECONDS, default 10; contract §0). */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -197,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateTargets: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     loginRateLimit: rateRule('LOGIN_RATE_LIMIT', '5/min'),
     refreshRateLimit: rateRule('REFRESH_RATE_LIMIT', '10/min'),
+    registerRateLimit: rateRule('REGISTER_RATE_LIMIT', '10/hour'),
     plansFile: read('PLANS_FILE'),
     defaultPlan: read('DEFAULT_PLAN') ?? 'free',
     plans: loadPlans(read('PLANS_FILE'), read('DEFAULT_PLAN') ?? 'free', problems),
@@ -220,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     mapTileAttribution: read('MAP_TILE_ATTRIBUTION'),
     dashboardDir: path.resolve(read('DASHBOARD_DIR') ?? path.join(import.meta.dirname, '../web/dist')),
     streamKeepaliveMs: durationMs('STREAM_KEEPALIVE_INTERVAL', 15_000),
+    shutdownGraceMs: int('SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
   };
   if (config.streamKeepaliveMs < 100) problems.push('STREAM_KEEPALIVE_INTERVAL must be at least 100ms');
   if (problems.length > 0) throw new ConfigError(problems);

@@ -10,6 +10,7 @@ import { Authenticator } from './auth/authenticator.ts';
 import { localInvalidationBus, redisInvalidationBus } from './auth/cache-invalidation.ts';
 import type { IdentityContext } from './auth/identity-context.ts';
 import { JwtTokens } from './auth/jwt-tokens.ts';
+import { LoginAttempts } from './auth/login-attempts.ts';
 import { sendPasswordReset } from './auth/password-reset.service.ts';
 import {
   PasswordResetRequests,
@@ -18,6 +19,10 @@ import {
   RESET_REQUESTS_PER_IP,
 } from './auth/password-reset-requests.ts';
 import { OWASP_ARGON2ID, type PasswordHashParams } from './auth/passwords.ts';
+import {
+  VERIFICATION_RESEND_PERIOD_SECONDS,
+  VERIFICATION_RESENDS_PER_ADDRESS,
+} from './auth/verification-mail-limit.ts';
 import { type Billing, createBilling } from './billing/billing.ts';
 import type { Config } from './config.ts';
 import { type DashboardFiles, loadDashboardFiles } from './dashboard/dashboard-files.ts';
@@ -35,6 +40,15 @@ import { createStreamHub } from './stream/create-stream-hub.ts';
 import { StreamPublisher } from './stream/publish.ts';
 import type { StreamHub } from './stream/stream-hub.ts';
 import { createWebhookSignals, type WebhookSignals } from './webhooks/wake-signal.ts';
+import {
+  INVITATION_EMAIL_PERIOD_SECONDS,
+  INVITATION_EMAILS_PER_ADDRESS,
+  type InvitationMailLimits,
+} from './workspaces/invitation-mail-limits.ts';
+
+const REDIS_RECONNECT_MAX_MS = 1_000;
+/** At start, how long a node waits for Redis before its limits count in memory (Redis down). */
+const REDIS_START_WAIT_MS = 2_000;
 
 export interface Deps {
   config: Config;
@@ -51,7 +65,17 @@ export interface Deps {
   identity: IdentityContext;
   /** Per-workspace in-memory geofence indexes, shared by /geofences/contains and location ingestion. */
   geofenceIndexes: GeofenceIndexRegistry;
-  limiters: { login: RateLimiter; refresh: RateLimiter };
+  /**
+   * The identity limits (contract §2.1, §2.2): failed sign-ins and registrations per client IP,
+   * refreshes per user, verification and invitation e-mails per address.
+   */
+  limiters: {
+    login: LoginAttempts;
+    refresh: RateLimiter;
+    register: RateLimiter;
+    verificationEmails: RateLimiter;
+    invitationEmails: InvitationMailLimits;
+  };
   /** Password-reset requests: the per-IP budget on the request path, the e-mails after it (contract §2.1). */
   passwordResets: PasswordResetRequests;
   /** Wake-ups of the webhook engine: ingestion commits → outbox dispatcher → delivery worker (ADR 010). */
@@ -98,7 +122,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const jwtSecret = resolveSecret(config.jwtSecret, config.dataDir, 'jwt', logger);
   const encryptionKey = resolveSecret(config.encryptionKey, config.dataDir, 'encryption', logger);
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
+    ? new Redis(config.redisUrl, {
+        lazyConnect: false,
+        maxRetriesPerRequest: 2,
+        // Reconnect at least every second: cross-node signals resume within about a second of
+        // Redis's return (contract §0). Connections made with `duplicate()` inherit it.
+        retryStrategy: (times) => Math.min(times * 100, REDIS_RECONNECT_MAX_MS),
+      })
     : undefined;
   redis?.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
   const db = database.db;
@@ -118,12 +148,15 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     requireEmailVerification: config.requireEmailVerification,
   };
   const windows = createWindowStores({ redis, keyPrefix: config.redisKeyPrefix, logger });
-  const limiters = {
-    login: new RateLimiter({
-      name: 'login',
+  await windows.ready(REDIS_START_WAIT_MS);
+  const verificationWindow = windows.create(VERIFICATION_RESEND_PERIOD_SECONDS * 1000);
+  const invitationWindow = windows.create(INVITATION_EMAIL_PERIOD_SECONDS * 1000);
+  const limiters: Deps['limiters'] = {
+    login: new LoginAttempts({
       limit: config.loginRateLimit.points,
       store: windows.create(config.loginRateLimit.durationSeconds * 1000),
       clock,
+      logger,
     }),
     refresh: new RateLimiter({
       name: 'refresh',
@@ -131,6 +164,32 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       store: windows.create(config.refreshRateLimit.durationSeconds * 1000),
       clock,
     }),
+    register: new RateLimiter({
+      name: 'register',
+      limit: config.registerRateLimit.points,
+      store: windows.create(config.registerRateLimit.durationSeconds * 1000),
+      clock,
+    }),
+    verificationEmails: new RateLimiter({
+      name: 'verify-email',
+      limit: VERIFICATION_RESENDS_PER_ADDRESS,
+      store: verificationWindow,
+      clock,
+    }),
+    invitationEmails: {
+      resends: new RateLimiter({
+        name: 'invitation-resend',
+        limit: INVITATION_EMAILS_PER_ADDRESS,
+        store: invitationWindow,
+        clock,
+      }),
+      newInvitations: new RateLimiter({
+        name: 'invitation-new',
+        limit: INVITATION_EMAILS_PER_ADDRESS,
+        store: invitationWindow,
+        clock,
+      }),
+    },
   };
   // Contract §2.1: the IP's budget is spent on the request path, the address's after the answer.
   const resetWindow = windows.create(RESET_PERIOD_SECONDS * 1000);

@@ -47,6 +47,8 @@ export async function limiterCost(options: {
       workspaceId,
       name: 'bench',
       prefix: 'gf_live_benc',
+      createdBy: null,
+      role: 'member' as const,
       grantedScopes: ['*'],
       scopes: new Set<never>(),
     };

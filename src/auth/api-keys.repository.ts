@@ -2,6 +2,7 @@
 import type { Selectable } from 'kysely';
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { Executor } from '../db/transaction.ts';
+import type { WorkspaceRole } from '../workspaces/workspaces.tables.ts';
 import type { ApiKeysTable } from './auth.tables.ts';
 
 export interface ApiKey {
@@ -80,14 +81,43 @@ export async function insertApiKey(
     .execute();
 }
 
+/**
+ * A key as authentication needs it: with its creator's role in the key's workspace now (contract
+ * §2.3), `null` when the creator is not a member there (any more).
+ */
+export interface KeyForAuth {
+  key: ApiKey;
+  creatorRole: WorkspaceRole | null;
+}
+
+const KEY_COLUMNS = COLUMNS.map((c) => `k.${c}` as const);
+
+function keysWithCreatorRole(db: Executor) {
+  return db
+    .selectFrom('api_keys as k')
+    .leftJoin('workspace_members as m', (join) =>
+      join.onRef('m.workspace_id', '=', 'k.workspace_id').onRef('m.user_id', '=', 'k.created_by'),
+    )
+    .select([...KEY_COLUMNS, 'm.role as creator_role']);
+}
+
 /** Authentication lookup by hash (not workspace-scoped: the key is what names the workspace). */
-export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKey | undefined> {
-  const row = await db
-    .selectFrom('api_keys')
-    .select(COLUMNS)
-    .where('key_hash', '=', keyHash)
+export async function findKeyForAuthByHash(db: Executor, keyHash: string): Promise<KeyForAuth | undefined> {
+  const row = await keysWithCreatorRole(db).where('k.key_hash', '=', keyHash).executeTakeFirst();
+  return row ? { key: toApiKey(row), creatorRole: row.creator_role } : undefined;
+}
+
+/** The same by id, for stream tokens (which name the key, not its secret). */
+export async function findKeyForAuthById(
+  db: Executor,
+  workspaceId: string,
+  id: string,
+): Promise<KeyForAuth | undefined> {
+  const row = await keysWithCreatorRole(db)
+    .where('k.workspace_id', '=', workspaceId)
+    .where('k.id', '=', id)
     .executeTakeFirst();
-  return row ? toApiKey(row) : undefined;
+  return row ? { key: toApiKey(row), creatorRole: row.creator_role } : undefined;
 }
 
 export async function listApiKeys(

@@ -1,7 +1,10 @@
 /**
  * API key management (contract §2.3). The key is returned once, at creation; only its SHA-256 is
- * kept. A key can never be given scopes its creator does not hold (an API key with account:write
- * cannot mint a `*` key).
+ * kept. Only owners and admins manage keys (the routes are adminOnly; a key counts with its
+ * creator's role). A key can never be given scopes the caller does not hold now (an API key with
+ * account:write cannot mint a `*` key), and it stays bound to the person who made it: a key minted
+ * by a key records that key's creator, so both act within that person's current role and both end
+ * when that person leaves the workspace.
  */
 import type { Notifier } from '../account/notifier.ts';
 import type { Db } from '../db/database.ts';
@@ -41,7 +44,7 @@ export async function createApiKey(
   await insertApiKey(ctx.db, {
     id,
     workspaceId: principal.workspaceId,
-    createdBy: principal.kind === 'user' ? principal.userId : null,
+    createdBy: principal.kind === 'user' ? principal.userId : principal.createdBy,
     name: input.name,
     prefix,
     keyHash: hash,

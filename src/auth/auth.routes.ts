@@ -24,13 +24,19 @@ import {
 } from './auth.schemas.ts';
 import * as auth from './auth.service.ts';
 import type { IdentityContext } from './identity-context.ts';
+import type { LoginAttempts } from './login-attempts.ts';
 import { confirmPasswordReset } from './password-reset.service.ts';
 import type { PasswordResetRequests } from './password-reset-requests.ts';
 import { principalOf, userOf } from './route-auth.ts';
 
 export interface AuthRoutesDeps {
   identity: IdentityContext;
-  limiters: { login: RateLimiter; refresh: RateLimiter };
+  limiters: {
+    login: LoginAttempts;
+    refresh: RateLimiter;
+    register: RateLimiter;
+    verificationEmails: RateLimiter;
+  };
   passwordResets: PasswordResetRequests;
 }
 
@@ -45,16 +51,22 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'registerUser',
         tags,
         summary: 'Create a user and a workspace it owns; sends a verification e-mail',
+        description:
+          'Rate limited per client IP: REGISTER_RATE_LIMIT registrations (default 10 per rolling hour), ' +
+          'every well-formed request counting, whatever its answer; beyond: 429 RATE_LIMIT_EXCEEDED with ' +
+          'Retry-After (whole seconds until one is accepted) and `details {limit, period_seconds}`.',
         body: RegisterBody,
         response: {
           201: Type.Object({ user: UserSchema, workspace: WorkspaceSchema }),
-          ...errorResponses(400, 403),
+          ...errorResponses(400, 403, 429),
         },
       },
     },
     async (request, reply) => {
+      await enforceRateLimit(deps.limiters.register, request.ip, 'registrations from this address');
       const body = request.body;
       const { user, workspace } = await auth.register(ctx, {
         email: body.email,
@@ -71,20 +83,27 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'logIn',
         tags,
-        summary: 'Exchange e-mail and password for a token pair (rate limited per client IP)',
+        summary: 'Exchange e-mail and password for a token pair (failed attempts rate limited per client IP)',
+        description:
+          'Failed attempts (wrong e-mail or password, 401) are limited per client IP: LOGIN_RATE_LIMIT ' +
+          '(default 5 per rolling minute). Successful sign-ins do not use the budget up. Once it is ' +
+          'used up, every attempt from that address gets 429 RATE_LIMIT_EXCEEDED with Retry-After, the ' +
+          'right password included, until the oldest failure leaves the window: the limit stops ' +
+          'password guessing, so a correct guess is not confirmed while it holds.',
         body: LoginBody,
         response: { 200: TokenPairSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => {
-      await enforceRateLimit(deps.limiters.login, request.ip, 'login attempts from this address');
-      return auth.login(ctx, {
-        email: request.body.email,
-        password: request.body.password,
-        workspaceId: request.body.workspace_id,
-      });
-    },
+    async (request) =>
+      deps.limiters.login.attempt(request.ip, () =>
+        auth.login(ctx, {
+          email: request.body.email,
+          password: request.body.password,
+          workspaceId: request.body.workspace_id,
+        }),
+      ),
   );
 
   app.post(
@@ -92,6 +111,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'refreshTokens',
         tags,
         summary: 'Rotate a refresh token: returns a new access and refresh token (rate limited per user)',
         description: 'Presenting a refresh token that was already used revokes its whole session (401).',
@@ -111,6 +131,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: { scope: null, via: 'user' } },
       schema: {
+        operationId: 'logOut',
         tags,
         summary: 'End the current session: its access and refresh tokens stop working at once',
         // No body schema: clients usually send none. A `{refresh_token}` body is accepted and
@@ -129,6 +150,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: { scope: null, via: 'user' } },
       schema: {
+        operationId: 'switchWorkspace',
         tags,
         summary: 'Get a token pair for another workspace the user belongs to',
         body: SwitchWorkspaceBody,
@@ -143,6 +165,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: { scope: null, via: 'user' } },
       schema: {
+        operationId: 'getCurrentUser',
         tags,
         summary: 'The signed-in user and its workspaces',
         response: { 200: MeSchema, ...errorResponses(401) },
@@ -165,6 +188,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: { scope: null, via: 'api_key' } },
       schema: {
+        operationId: 'testApiKey',
         tags,
         summary: 'Check that an API key is valid; a JWT or a bad key gives 401',
         response: { 200: TestApiKeySchema, ...errorResponses(401, 429) },
@@ -191,6 +215,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'verifyEmail',
         tags,
         summary: 'Confirm an e-mail address with the token from the verification e-mail',
         body: TokenBody,
@@ -208,13 +233,18 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: { scope: null, via: 'user' } },
       schema: {
+        operationId: 'resendVerificationEmail',
         tags,
         summary: 'Send the verification e-mail again',
-        response: { 202: AcceptedSchema, ...errorResponses(401) },
+        description:
+          'At most 3 resends per address per rolling hour; beyond: 429 RATE_LIMIT_EXCEEDED with ' +
+          'Retry-After, and no new link (the last one keeps working). Nothing is sent, nor counted, for ' +
+          'an address already verified.',
+        response: { 202: AcceptedSchema, ...errorResponses(401, 429) },
       },
     },
     async (request, reply) => {
-      await auth.resendVerification(ctx, userOf(request).userId);
+      await auth.resendVerification(ctx, userOf(request).userId, deps.limiters.verificationEmails);
       return reply.status(202).send({ status: 'accepted' as const });
     },
   );
@@ -224,6 +254,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'requestPasswordReset',
         tags,
         summary: 'E-mail a password-reset token (always 202: whether the address exists is not revealed)',
         description:
@@ -245,6 +276,7 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'confirmPasswordReset',
         tags,
         summary: 'Set a new password with a reset token; ends every session of the user',
         body: ResetConfirmBody,

@@ -11,6 +11,7 @@
 import { createDefaultSettings } from '../account/settings.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { verificationEmail } from '../mail/templates.ts';
 import {
   DuplicateResourceError,
@@ -41,6 +42,7 @@ import {
   markEmailVerified,
   type User,
 } from './users.repository.ts';
+import { spendVerificationEmail } from './verification-mail-limit.ts';
 
 const VERIFY_EMAIL_TTL_MS = 48 * 3600_000;
 
@@ -217,9 +219,15 @@ export async function verifyEmail(ctx: IdentityContext, token: string): Promise<
   ctx.authenticator.forgetUser(userId);
 }
 
-export async function resendVerification(ctx: IdentityContext, userId: string): Promise<void> {
+/** `budget`: the address's verification e-mails (verification-mail-limit.ts); throws its 429. */
+export async function resendVerification(
+  ctx: IdentityContext,
+  userId: string,
+  budget: RateLimiter,
+): Promise<void> {
   const user = await findUserById(ctx.db, userId);
   if (!user || user.emailVerifiedAt) return;
+  await spendVerificationEmail(budget, user.email);
   const token = randomToken();
   const now = ctx.clock.now();
   await insertOneTimeToken(ctx.db, {

@@ -2,7 +2,11 @@
  * Turns request credentials into a Principal. JWT sessions and API keys are checked against the
  * database through short-lived caches (see docs/decisions/004-identity.md, "Caches"): hashing happens only
  * at key creation and login, and a revocation on this node takes effect at once (the cache entry is
- * dropped); other nodes see it within CACHE_TTL_MS.
+ * dropped); other nodes see it within CACHE_TTL_MS, or at once over the invalidation bus.
+ *
+ * An API key acts with its creator's current role in its workspace (contract §2.3): the lookup reads
+ * that role with the key, so a demotion (which drops the cached keys) bounds the key at once, and a
+ * creator who is no longer a member leaves the key invalid even before its revocation is seen.
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
@@ -10,11 +14,17 @@ import type { Clock } from '../shared/clock.ts';
 import { InvalidAuthTokenError } from '../shared/errors.ts';
 import { sha256Hex } from '../shared/random-secrets.ts';
 import { SingleFlight } from '../shared/single-flight.ts';
-import { type ApiKey, findApiKey, findApiKeyByHash, touchApiKey } from './api-keys.repository.ts';
+import {
+  type ApiKey,
+  findKeyForAuthByHash,
+  findKeyForAuthById,
+  type KeyForAuth,
+  touchApiKey,
+} from './api-keys.repository.ts';
 import { type Invalidation, type InvalidationBus, localInvalidationBus } from './cache-invalidation.ts';
 import type { AccessClaims, JwtTokens } from './jwt-tokens.ts';
 import type { Principal } from './principal.ts';
-import { expandScopes, scopesForRole } from './scopes.ts';
+import { expandScopes, type Scope, scopesForRole } from './scopes.ts';
 import { looksLikeApiKey } from './secret-tokens.ts';
 import { findSessionAccess } from './session-access.repository.ts';
 
@@ -63,6 +73,11 @@ export class Authenticator {
   private readonly apiKeyLoads = new SingleFlight<string, ApiKeyState>();
   private readonly apiKeyIdLoads = new SingleFlight<string, ApiKeyState>();
   private readonly profileLoads = new SingleFlight<string, unknown>();
+  /**
+   * Bumped by every invalidation. A load that began before one does not store its answer: it may
+   * have read the row before the change committed, and would otherwise be served for a whole TTL.
+   */
+  private generation = 0;
   private readonly db: Db;
   private readonly tokens: JwtTokens;
   private readonly clock: Clock;
@@ -80,6 +95,7 @@ export class Authenticator {
 
   /** Drops local cache entries; `forget*` below also tell the other nodes. */
   private apply(message: Invalidation): void {
+    this.generation += 1;
     switch (message.kind) {
       case 'session':
         this.sessions.delete(message.id);
@@ -179,6 +195,7 @@ export class Authenticator {
 
   private async loadSession(claims: SessionClaims, now: number): Promise<UserPrincipal | null> {
     const { sid: sessionId, sub: userId, wid: workspaceId } = claims;
+    const generation = this.generation;
     const access = await findSessionAccess(this.db, sessionId);
     // A session belongs to one user and workspace; a token naming others is not valid for it.
     const valid = access && !access.revoked && access.userId === userId && access.workspaceId === workspaceId;
@@ -187,6 +204,7 @@ export class Authenticator {
       role === null
         ? null
         : Object.freeze({ kind: 'user', userId, workspaceId, role, sessionId, scopes: scopesForRole(role) });
+    if (generation !== this.generation) return principal;
     if (this.sessions.size >= CACHE_LIMIT) this.sessions.clear();
     this.sessions.set(sessionId, { principal, checkedAt: now });
     return principal;
@@ -206,9 +224,9 @@ export class Authenticator {
   }
 
   private async loadApiKey(presented: string, now: Date): Promise<ApiKeyState> {
-    const found = await findApiKeyByHash(this.db, sha256Hex(presented));
-    const key = found && found.revokedAt === null ? found : null;
-    const state = { key, principal: key && apiKeyPrincipal(key), checkedAt: now.getTime() };
+    const generation = this.generation;
+    const state = apiKeyState(await findKeyForAuthByHash(this.db, sha256Hex(presented)), now);
+    if (generation !== this.generation) return state;
     if (this.apiKeys.size >= CACHE_LIMIT) this.apiKeys.clear();
     this.apiKeys.set(presented, state);
     return state;
@@ -222,13 +240,9 @@ export class Authenticator {
       cached && now.getTime() - cached.checkedAt < CACHE_TTL_MS
         ? cached
         : await this.apiKeyIdLoads.run(key, async () => {
-            const found = await findApiKey(this.db, workspaceId, id);
-            const apiKey = found && found.revokedAt === null ? found : null;
-            const loaded = {
-              key: apiKey,
-              principal: apiKey && apiKeyPrincipal(apiKey),
-              checkedAt: now.getTime(),
-            };
+            const generation = this.generation;
+            const loaded = apiKeyState(await findKeyForAuthById(this.db, workspaceId, id), now);
+            if (generation !== this.generation) return loaded;
             if (this.apiKeysById.size >= CACHE_LIMIT) this.apiKeysById.clear();
             this.apiKeysById.set(key, loaded);
             return loaded;
@@ -264,7 +278,9 @@ export class Authenticator {
     const cached = this.profiles.get(userId);
     if (cached && now - cached.checkedAt < CACHE_TTL_MS) return cached.value as T;
     return (await this.profileLoads.run(userId, async () => {
+      const generation = this.generation;
       const value = await load();
+      if (generation !== this.generation) return value;
       if (this.profiles.size >= CACHE_LIMIT) this.profiles.clear();
       this.profiles.set(userId, { value, checkedAt: now });
       return value;
@@ -285,19 +301,37 @@ export class Authenticator {
     this.forget({ kind: 'all_sessions' });
   }
 
+  /** After a key is revoked, or a role or membership that bounds keys changes (every node). */
   forgetApiKeys(): void {
     this.forget({ kind: 'api_keys' });
   }
 }
 
-function apiKeyPrincipal(apiKey: ApiKey): ApiKeyPrincipal {
+/**
+ * A key made before creators were recorded for keys minted by other keys has no known creator. It
+ * keeps working, with a member's reach: nobody can vouch for more (ADR 004).
+ */
+const ROLE_OF_KEY_WITHOUT_CREATOR = 'member';
+
+function apiKeyState(found: KeyForAuth | undefined, now: Date): ApiKeyState {
+  const key = found && found.key.revokedAt === null ? found.key : null;
+  return { key, principal: found && key ? apiKeyPrincipal(found) : null, checkedAt: now.getTime() };
+}
+
+/** null when the key's creator is no longer a member of its workspace: the key ended with that. */
+function apiKeyPrincipal({ key, creatorRole }: KeyForAuth): ApiKeyPrincipal | null {
+  const role = key.createdBy === null ? ROLE_OF_KEY_WITHOUT_CREATOR : creatorRole;
+  if (role === null) return null;
+  const allowed: ReadonlySet<Scope> = scopesForRole(role);
   return Object.freeze({
     kind: 'api_key',
-    apiKeyId: apiKey.id,
-    workspaceId: apiKey.workspaceId,
-    name: apiKey.name,
-    prefix: apiKey.prefix,
-    grantedScopes: apiKey.scopes,
-    scopes: expandScopes(apiKey.scopes),
+    apiKeyId: key.id,
+    workspaceId: key.workspaceId,
+    name: key.name,
+    prefix: key.prefix,
+    createdBy: key.createdBy,
+    role,
+    grantedScopes: key.scopes,
+    scopes: new Set([...expandScopes(key.scopes)].filter((scope) => allowed.has(scope))),
   });
 }

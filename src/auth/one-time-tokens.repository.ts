@@ -46,3 +46,20 @@ export async function consumeOneTimeToken(
     .executeTakeFirst();
   return row?.user_id;
 }
+
+/**
+ * Marks every still-usable token of that user and purpose as used: after a password reset, the
+ * other reset links that may be lying in the mailbox stop working (contract §2.1).
+ */
+export async function useUpOneTimeTokens(
+  db: Executor,
+  input: { userId: string; purpose: OneTimeTokenPurpose; now: Date },
+): Promise<void> {
+  await db
+    .updateTable('one_time_tokens')
+    .set({ used_at: input.now })
+    .where('user_id', '=', input.userId)
+    .where('purpose', '=', input.purpose)
+    .where('used_at', 'is', null)
+    .execute();
+}

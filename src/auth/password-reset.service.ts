@@ -1,6 +1,7 @@
 /**
  * Password reset (contract §2.1): a single-use token valid for one hour, e-mailed to the account;
- * confirming it sets the new password and ends every session of the user. Sending runs after the
+ * confirming it sets the new password, ends every session of the user and uses up every other reset
+ * token of the user still outstanding, all in one transaction. Sending runs after the
  * request was answered (password-reset-requests.ts), so nothing here shapes that answer.
  */
 import { withTransaction } from '../db/transaction.ts';
@@ -9,7 +10,7 @@ import { InvalidOneTimeTokenError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
 import type { IdentityContext } from './identity-context.ts';
-import { consumeOneTimeToken, insertOneTimeToken } from './one-time-tokens.repository.ts';
+import { consumeOneTimeToken, insertOneTimeToken, useUpOneTimeTokens } from './one-time-tokens.repository.ts';
 import { hashPassword } from './passwords.ts';
 import { revokeUserSessions } from './sessions.repository.ts';
 import { findUserByEmail, updatePasswordHash } from './users.repository.ts';
@@ -36,7 +37,7 @@ export async function sendPasswordReset(
   await ctx.mailer.send(passwordResetEmail(user.email, ctx.publicUrl, token));
 }
 
-/** Sets the new password and ends every session of the user at once. */
+/** Sets the new password, ends every session of the user at once and voids its other reset links. */
 export async function confirmPasswordReset(
   ctx: IdentityContext,
   token: string,
@@ -52,6 +53,7 @@ export async function confirmPasswordReset(
     });
     if (!userId) throw new InvalidOneTimeTokenError('Reset token is invalid, used or expired');
     await updatePasswordHash(trx, userId, passwordHash, now);
+    await useUpOneTimeTokens(trx, { userId, purpose: 'password_reset', now });
     return revokeUserSessions(trx, userId, 'password_reset', now);
   });
   for (const id of sessionIds) ctx.authenticator.forgetSession(id);

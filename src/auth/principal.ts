@@ -17,6 +17,13 @@ export type Principal =
       workspaceId: string;
       name: string;
       prefix: string;
+      /** The user who made the key (directly, or through another key of theirs). */
+      createdBy: string | null;
+      /**
+       * The role the key acts with (contract §2.3): its creator's current role in the workspace, so a
+       * key never does more than its creator may do now. `scopes` are the granted ones within it.
+       */
+      role: WorkspaceRole;
       grantedScopes: readonly string[];
       scopes: ReadonlySet<Scope>;
     };

@@ -19,8 +19,9 @@ export async function invitationRoutes(fastify: FastifyInstance, ctx: Workspaces
   app.get(
     '/workspaces/:workspace_id/invitations',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:read', roleFromPath: true } },
       schema: {
+        operationId: 'listWorkspaceInvitations',
         tags,
         summary: 'Pending invitations: sent and not yet accepted, newest first (expired ones included)',
         description:
@@ -49,18 +50,21 @@ export async function invitationRoutes(fastify: FastifyInstance, ctx: Workspaces
   app.post(
     '/workspaces/:workspace_id/invitations/:invitation_id/resend',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:write', roleFromPath: true } },
       schema: {
+        operationId: 'resendWorkspaceInvitation',
         tags,
         summary:
           'Send the invitation e-mail again, with a new token valid 7 days; the old link stops working',
         description:
           'Owner/admin of the workspace (only an owner resends an owner invitation); a key: ' +
           'workspaces:write. The earlier e-mail’s token is replaced: accepting with it then fails with ' +
-          '400 INVALID_TOKEN. An accepted or revoked invitation is 404.',
+          '400 INVALID_TOKEN. An accepted or revoked invitation is 404. At most 3 resends per address ' +
+          'per rolling hour; beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, and the invitation and ' +
+          'its current link stay as they were.',
         ...MANAGED,
         params: InvitationParams,
-        response: { 200: InvitationSchema, ...errorResponses(401, 403, 404) },
+        response: { 200: InvitationSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request) =>
@@ -77,8 +81,9 @@ export async function invitationRoutes(fastify: FastifyInstance, ctx: Workspaces
   app.delete(
     '/workspaces/:workspace_id/invitations/:invitation_id',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:write', roleFromPath: true } },
       schema: {
+        operationId: 'revokeWorkspaceInvitation',
         tags,
         summary: 'Revoke a pending invitation: its link then fails (400 INVALID_TOKEN)',
         description: 'Owner/admin of the workspace; a key: workspaces:write. An accepted invitation is 404.',

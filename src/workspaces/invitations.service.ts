@@ -9,8 +9,9 @@
  * "invalid, used or expired" (400 INVALID_TOKEN). An accepted invitation is no longer pending: 404.
  */
 import { invitationEmail } from '../mail/templates.ts';
-import { NotFoundError } from '../shared/errors.ts';
+import { InsufficientPermissionsError, NotFoundError } from '../shared/errors.ts';
 import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
+import { spendInvitationEmail } from './invitation-mail-limits.ts';
 import {
   deletePendingInvitation,
   findPendingInvitation,
@@ -32,10 +33,12 @@ export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 /**
  * Who may see pending invitations: owners and admins (they send them; a member sees only who has
  * joined), and an API key with workspaces:read, as for the members list (the route checks the
- * scope; keys are created by owners and admins only).
+ * scope), while its creator is still an owner or admin: a key never sees more than its creator may.
  */
 function assertMaySeeInvitations(access: WorkspaceAccess): void {
   if (access.kind === 'user') assertMayManage(access);
+  else if (access.role === 'member')
+    throw new InsufficientPermissionsError("This action requires the key's creator to be an owner or admin");
 }
 
 export async function pendingInvitationsOf(
@@ -72,6 +75,7 @@ export async function resendInvitation(
   const { access, invitation } = await managedInvitation(ctx, caller, workspaceId, invitationId);
   // Renewing an owner invitation grants ownership for another week: an owner's decision.
   if (invitation.role === 'owner') assertOwner(access, 'grant or change the owner role');
+  await spendInvitationEmail(ctx.invitationMail.resends, invitation.email);
   const token = randomToken();
   const expiresAt = new Date(ctx.clock.now().getTime() + INVITATION_TTL_MS);
   const renewed = await renewInvitationToken(ctx.db, {

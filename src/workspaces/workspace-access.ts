@@ -18,11 +18,12 @@ import type { WorkspaceRole } from './workspaces.tables.ts';
  */
 export type WorkspaceCaller =
   | { kind: 'user'; userId: string }
-  | { kind: 'api_key'; workspaceId: string; scopes: ReadonlySet<string> };
+  /** `role`: the key's creator's current role there; `scopes` are already bounded by it (§2.3). */
+  | { kind: 'api_key'; workspaceId: string; role: WorkspaceRole; scopes: ReadonlySet<string> };
 
 export type WorkspaceAccess =
   | { kind: 'user'; workspace: Workspace; userId: string; role: WorkspaceRole }
-  | { kind: 'api_key'; workspace: Workspace; scopes: ReadonlySet<string> };
+  | { kind: 'api_key'; workspace: Workspace; role: WorkspaceRole; scopes: ReadonlySet<string> };
 
 /** The workspace `workspaceId` as the caller reaches it, or 404. */
 export async function reachWorkspace(
@@ -38,16 +39,16 @@ export async function reachWorkspace(
   if (workspaceId !== caller.workspaceId) throw new NotFoundError('Workspace');
   const workspace = await findWorkspace(db, workspaceId);
   if (!workspace) throw new NotFoundError('Workspace');
-  return { kind: 'api_key', workspace, scopes: caller.scopes };
+  return { kind: 'api_key', workspace, role: caller.role, scopes: caller.scopes };
 }
 
-/** Settings and members are managed by owners and admins of the workspace, or a key with workspaces:write. */
+/**
+ * Settings and members are managed by owners and admins of the workspace. An API key got here
+ * through its route's declared scope (workspaces:write, checked by the route-auth hook from
+ * `config.auth`, the scope the document states), so the declaration is the one place it is decided.
+ */
 export function assertMayManage(access: WorkspaceAccess): void {
-  if (access.kind === 'api_key') {
-    if (!access.scopes.has('workspaces:write'))
-      throw new InsufficientPermissionsError('This action requires scope workspaces:write');
-    return;
-  }
+  if (access.kind === 'api_key') return;
   if (access.role === 'member')
     throw new InsufficientPermissionsError('This action requires the owner or admin role');
 }

@@ -17,6 +17,7 @@ import {
 } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { randomToken, sha256Hex } from '../shared/random-secrets.ts';
+import { type InvitationMailLimits, spendInvitationEmail } from './invitation-mail-limits.ts';
 import {
   acceptInvitation,
   findPendingInvitation,
@@ -24,6 +25,7 @@ import {
   type PendingInvitation,
 } from './invitations.repository.ts';
 import { INVITATION_TTL_MS } from './invitations.service.ts';
+import { type RevokedMemberKey, revokeKeysCreatedBy } from './member-keys.repository.ts';
 import {
   assertMayManage,
   assertOwner,
@@ -61,11 +63,29 @@ export interface MembershipCaches {
   forgetApiKeys(): void;
 }
 
+/**
+ * Notices to a workspace's owners and admins (account/notifier.ts), stated here so that workspaces/
+ * does not import account/ (which reads the workspace's admins from this folder).
+ */
+export interface WorkspaceNotices {
+  notifyWorkspaceAdmins(input: {
+    workspaceId: string;
+    topic: 'api_key';
+    type: string;
+    title: string;
+    body: string;
+    data: Record<string, unknown>;
+  }): Promise<void>;
+}
+
 export interface WorkspacesContext {
   db: Db;
   clock: Clock;
   mailer: Mailer;
   authenticator: MembershipCaches;
+  notifier: WorkspaceNotices;
+  /** Per-address budgets of invitation e-mails (contract §2.1). */
+  invitationMail: InvitationMailLimits;
   publicUrl: string;
   /** The in-memory geofence indexes (ADR 007): a deleted workspace's is dropped at once. */
   geofenceIndexes?: { forget(workspaceId: string): void };
@@ -167,9 +187,10 @@ export async function addMember(
     if (!member) throw new Error('added member vanished');
     return { kind: 'member', member };
   }
+  const email = normalizeEmail(input.email);
+  await spendInvitationEmail(ctx.invitationMail.newInvitations, email);
   const token = randomToken();
   const id = uuidv7();
-  const email = normalizeEmail(input.email);
   await insertInvitation(ctx.db, {
     id,
     email,
@@ -229,12 +250,18 @@ export async function changeMemberRole(
     await updateMemberRole(trx, workspaceId, userId, role);
   });
   ctx.authenticator.forgetAllSessions();
+  // The member's keys act with the member's role now (contract §2.3): on every node at once.
+  ctx.authenticator.forgetApiKeys();
   const updated = await findMember(ctx.db, workspaceId, userId);
   if (!updated) throw new NotFoundError('Member');
   return updated;
 }
 
-/** Owners and admins remove members; anyone may leave. The last owner can do neither. */
+/**
+ * Owners and admins remove members; anyone may leave. The last owner can do neither. The keys the
+ * member created in the workspace are revoked in the same transaction (contract §2.3): they do not
+ * come back if the person is added again, and the owners and admins are told of each.
+ */
 export async function removeMember(
   ctx: WorkspacesContext,
   caller: WorkspaceCaller,
@@ -247,11 +274,32 @@ export async function removeMember(
   const member = await findMember(ctx.db, workspaceId, userId);
   if (!member) throw new NotFoundError('Member');
   if (!leaving && member.role === 'owner') assertOwner(access, 'grant or change the owner role');
-  await withTransaction(ctx.db, async (trx) => {
+  const revoked = await withTransaction(ctx.db, async (trx) => {
     if (member.role === 'owner' && (await countOwners(trx, workspaceId)) <= 1) {
       throw new BadRequestError('The last owner cannot leave or be removed');
     }
     await deleteMember(trx, workspaceId, userId);
+    return revokeKeysCreatedBy(trx, workspaceId, userId, ctx.clock.now());
   });
   ctx.authenticator.forgetAllSessions();
+  ctx.authenticator.forgetApiKeys();
+  for (const key of revoked) await noticeKeyRevoked(ctx, workspaceId, key, member.email);
+}
+
+async function noticeKeyRevoked(
+  ctx: WorkspacesContext,
+  workspaceId: string,
+  key: RevokedMemberKey,
+  creatorEmail: string,
+): Promise<void> {
+  await ctx.notifier.notifyWorkspaceAdmins({
+    workspaceId,
+    topic: 'api_key',
+    type: 'api_key.revoked',
+    title: 'API key revoked',
+    body:
+      `The API key "${key.name}" (${key.prefix}…) was revoked: ${creatorEmail}, who created it, ` +
+      'is no longer a member of the workspace.',
+    data: { api_key_id: key.id, prefix: key.prefix, reason: 'creator_left_workspace' },
+  });
 }

@@ -1,6 +1,6 @@
 /**
- * Two nodes on one database: a logout or key revocation on one must stop the other from accepting
- * the credential it has cached. With REDIS_URL the invalidation travels over pub/sub at once;
+ * Two nodes on one database: a logout, a key revocation or the demotion of a key's creator on one
+ * must stop the other from accepting what it has cached. With REDIS_URL the invalidation travels over pub/sub at once;
  * without it the other node keeps its cached answer until the 5 s TTL (shown as the control).
  */
 import assert from 'node:assert/strict';
@@ -17,6 +17,7 @@ import { createDeps, type Deps } from '../../src/deps.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../helpers/app.ts';
 import { createTestDatabase, IS_POSTGRES, type TestDatabase } from '../helpers/database.ts';
+import { randomIp } from '../helpers/identity.ts';
 import { REDIS_URL, redisReachable } from '../helpers/redis.ts';
 
 interface Node {
@@ -101,6 +102,8 @@ for (const withRedis of [true, false]) {
         method: 'POST',
         url: '/api/v1/auth/register',
         payload: { email, password: 'long password' },
+        // The registration limit counts per IP in the shared Redis, across runs too.
+        remoteAddress: randomIp(),
       });
       assert.equal(reg.statusCode, 201);
       const login = await a.app.inject({
@@ -144,6 +147,8 @@ for (const withRedis of [true, false]) {
         method: 'POST',
         url: '/api/v1/auth/register',
         payload: { email, password: 'long password' },
+        // The registration limit counts per IP in the shared Redis, across runs too.
+        remoteAddress: randomIp(),
       });
       const login = await a.app.inject({
         method: 'POST',
@@ -176,6 +181,87 @@ for (const withRedis of [true, false]) {
         clock.advance(CACHE_TTL_MS);
         assert.equal((await check()).statusCode, 401);
       }
+    });
+
+    test('an admin demoted on one node: the other node holds the admin’s key to a member’s reach', async (t) => {
+      if (skip) return t.skip('Redis not reachable');
+      const password = 'long password';
+      const signIn = async (email: string, workspaceId?: string) => {
+        const res = await a.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          payload: { email, password, ...(workspaceId ? { workspace_id: workspaceId } : {}) },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json().access_token as string;
+      };
+      const ownerEmail = `demoting-owner-${withRedis}-${Date.now()}@example.com`;
+      const adminEmail = `demoted-admin-${withRedis}-${Date.now()}@example.com`;
+      const registered = [];
+      for (const email of [ownerEmail, adminEmail]) {
+        const res = await a.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/register',
+          payload: { email, password },
+          remoteAddress: randomIp(),
+        });
+        assert.equal(res.statusCode, 201, res.body);
+        registered.push(res.json() as { user: { id: string }; workspace: { id: string } });
+      }
+      const workspaceId = registered[0]?.workspace.id ?? '';
+      const adminId = registered[1]?.user.id ?? '';
+      const ownerJwt = await signIn(ownerEmail);
+      const added = await a.app.inject({
+        method: 'POST',
+        url: `/api/v1/workspaces/${workspaceId}/members`,
+        headers: { authorization: `Bearer ${ownerJwt}` },
+        payload: { email: adminEmail, role: 'admin' },
+      });
+      assert.equal(added.statusCode, 201, added.body);
+      const adminJwt = await signIn(adminEmail, workspaceId);
+      const created = await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/account/api-keys',
+        headers: { authorization: `Bearer ${adminJwt}` },
+        payload: { name: 'admin key', scopes: ['*'] },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const { key } = created.json() as { key: string };
+      // An owner/admin operation on node B, and a member one: both allowed (and cached) first.
+      const adminOperation = () =>
+        b.app.inject({ url: '/api/v1/account/api-keys', headers: { 'x-api-key': key } });
+      const memberOperation = () => b.app.inject({ url: '/api/v1/devices', headers: { 'x-api-key': key } });
+      assert.equal((await adminOperation()).statusCode, 200);
+
+      const demoted = await a.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/workspaces/${workspaceId}/members/${adminId}`,
+        headers: { authorization: `Bearer ${ownerJwt}` },
+        payload: { role: 'member' },
+      });
+      assert.equal(demoted.statusCode, 200, demoted.body);
+      assert.equal(
+        (await a.app.inject({ url: '/api/v1/account/api-keys', headers: { 'x-api-key': key } })).statusCode,
+        403,
+        'node A refuses at once',
+      );
+      if (withRedis) {
+        assert.ok(
+          await eventually(async () => (await adminOperation()).statusCode === 403),
+          'node B refuses within a pub/sub round trip',
+        );
+      } else {
+        assert.equal(
+          (await adminOperation()).statusCode,
+          200,
+          'without Redis node B still answers from its cache',
+        );
+        clock.advance(CACHE_TTL_MS);
+        assert.equal((await adminOperation()).statusCode, 403, 'and refuses once the cache entry expires');
+      }
+      const refused = await adminOperation();
+      assert.equal(refused.json().error_code, 'INSUFFICIENT_PERMISSIONS');
+      assert.equal((await memberOperation()).statusCode, 200, 'member operations still work on node B');
     });
   });
 }

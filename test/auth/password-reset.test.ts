@@ -12,12 +12,15 @@ import {
   call,
   type ErrorBody,
   expectError,
+  expectStatus,
+  login,
   randomIp,
   signUp,
   startIdentityApp,
   uniqueEmail,
 } from '../helpers/identity.ts';
 import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
+import { countingInRedis } from './shared-limits.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -49,6 +52,7 @@ function ipLimitSuite(label: string, env: () => Record<string, string>) {
     let t: TestApp;
     before(async () => {
       t = await startIdentityApp({ env: env() });
+      await countingInRedis(t, env());
     });
     after(async () => t?.close());
 
@@ -125,5 +129,68 @@ describe('password-reset answers reveal nothing', () => {
     assert.equal(forKnown.body, '{"status":"accepted"}');
     assert.equal(await resetMails(t, account.email), 1);
     assert.equal(await resetMails(t, unknown), 0);
+  });
+});
+
+describe('a confirmed reset uses up the other reset tokens', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startIdentityApp();
+  });
+  after(async () => t?.close());
+
+  /** The reset tokens e-mailed to `email`, oldest first. */
+  async function resetTokens(email: string): Promise<string[]> {
+    await t.deps.passwordResets.idle();
+    await t.deps.mailer.idle();
+    const rows = await t.deps.database.db
+      .selectFrom('email_outbox')
+      .select(['text_body', 'created_at'])
+      .where('to_address', '=', email)
+      .where('subject', '=', 'Reset your password')
+      .orderBy('created_at')
+      .execute();
+    return rows.map((row) => /Your reset token: (\S+)/.exec(row.text_body)?.[1] ?? '');
+  }
+
+  const confirm = (token: string, password: string) =>
+    call(t, '/auth/password-reset/confirm', { body: { token, password } });
+
+  test('two outstanding tokens: using one makes the other give 400 INVALID_TOKEN; so does a third, newer one', async () => {
+    const account = await signUp(t, 'reset-twice');
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await requestReset(t, account.email, randomIp())).statusCode, 202);
+      t.clock.advance(1000);
+    }
+    const [first, second, third] = await resetTokens(account.email);
+    assert.ok(first && second && third, 'three distinct tokens e-mailed');
+    assert.equal(new Set([first, second, third]).size, 3);
+
+    expectStatus(await confirm(second, 'the second new password'), 204, 'confirm with the second token');
+    for (const [label, token] of [
+      ['the older token', first],
+      ['the newer token', third],
+    ] as const) {
+      expectError(await confirm(token, 'someone else’s password'), 400, 'INVALID_TOKEN', label);
+    }
+    // The password set is the one of the token used, and sessions from before are gone.
+    await login(t, account.email, 'the second new password');
+    expectError(
+      await call(t, '/auth/me', { token: account.tokens.access_token }),
+      401,
+      undefined,
+      'old session',
+    );
+  });
+
+  test('another user’s outstanding token is not touched', async () => {
+    const one = await signUp(t, 'reset-one');
+    const other = await signUp(t, 'reset-other');
+    for (const account of [one, other])
+      assert.equal((await requestReset(t, account.email, randomIp())).statusCode, 202);
+    const [oneToken] = await resetTokens(one.email);
+    const [otherToken] = await resetTokens(other.email);
+    expectStatus(await confirm(oneToken ?? '', 'one new password'), 204);
+    expectStatus(await confirm(otherToken ?? '', 'other new password'), 204, 'the other user’s token');
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Login (per client IP) and refresh (per user) rate limits (seed §8, contract §0 and §7): 429
+ * Login (failed attempts per client IP, contract §2.2) and refresh (per user) rate limits (seed §8,
+ * contract §0 and §7): 429
  * RATE_LIMIT_EXCEEDED with Retry-After (the whole seconds until a request is accepted, 1..period)
  * and `details: {limit, period_seconds}`; with REDIS_URL the budget is shared by every node. Time
  * moves on the app's ManualClock, with the counters in memory and in Redis.
@@ -21,6 +22,7 @@ import {
   type TokenPair,
 } from '../helpers/identity.ts';
 import { dropPrefix, REDIS_URL, redisReachable, uniquePrefix } from '../helpers/redis.ts';
+import { countingInRedis, limitsShared } from './shared-limits.ts';
 
 /** Checks the 429 and returns its Retry-After. */
 function expectRateLimited(
@@ -62,26 +64,84 @@ async function withApp(options: Parameters<typeof startIdentityApp>[0], body: (t
   }
 }
 
-describe('login rate limit (per IP)', () => {
-  test('5 attempts a minute from one IP are answered; the 6th → 429; another IP is unaffected', () =>
+const WRONG = 'not the password';
+
+describe('login rate limit (failed attempts per IP)', () => {
+  test('successful sign-ins do not use the budget; after 5 failures the 6th → 429, the right password included', () =>
     withApp({}, async (t) => {
       const account = await registerUser(t);
       const ip = randomIp();
-      for (const password of [PASSWORD, 'wrong password', PASSWORD, 'wrong again', PASSWORD]) {
-        const res = await loginFrom(t, ip, account.email, password);
-        assert.equal(res.statusCode, password === PASSWORD ? 200 : 401, res.body);
+      for (let i = 1; i <= 8; i++)
+        expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200, `successful sign-in ${i}`);
+      for (let i = 1; i <= 5; i++) {
+        // A wrong password and an unknown address are alike: both are guesses.
+        const email = i % 2 === 0 ? `nobody-${i}@example.com` : account.email;
+        expectError(await loginFrom(t, ip, email, WRONG), 401, undefined, `failure ${i}`);
       }
-      expectRateLimited(await loginFrom(t, ip, account.email, PASSWORD), 5, 60, '6th login, right password');
-      expectRateLimited(await loginFrom(t, ip, account.email, 'wrong'), 5, 60, '7th login');
+      expectRateLimited(
+        await loginFrom(t, ip, account.email, PASSWORD),
+        5,
+        60,
+        '6th attempt, right password',
+      );
+      expectRateLimited(await loginFrom(t, ip, account.email, WRONG), 5, 60, '7th attempt, wrong password');
       expectStatus(await loginFrom(t, randomIp(), account.email, PASSWORD), 200, 'another IP');
+    }));
+
+  test('failures interleaved with successes: only the failures count', () =>
+    withApp({}, async (t) => {
+      const account = await registerUser(t);
+      const ip = randomIp();
+      for (let i = 1; i <= 4; i++) {
+        expectError(await loginFrom(t, ip, account.email, WRONG), 401, undefined, `failure ${i}`);
+        expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200, `success after failure ${i}`);
+      }
+      expectError(await loginFrom(t, ip, account.email, WRONG), 401, undefined, 'failure 5');
+      expectRateLimited(await loginFrom(t, ip, account.email, PASSWORD), 5, 60, 'after the 5th failure');
+    }));
+
+  test('answers that are not wrong credentials are not counted (a workspace the user is not in → 404)', () =>
+    withApp({}, async (t) => {
+      const account = await registerUser(t);
+      const ip = randomIp();
+      for (let i = 1; i <= 7; i++) {
+        const res = await call(t, '/auth/login', {
+          body: {
+            email: account.email,
+            password: PASSWORD,
+            workspace_id: '01900000-0000-7000-8000-000000000000',
+          },
+          remoteAddress: ip,
+        });
+        expectError(res, 404, 'NOT_FOUND', `foreign workspace ${i}`);
+      }
+      expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200, 'the budget is untouched');
+    }));
+
+  test('parallel guesses cannot overshoot: of 20 at once from one IP at most 5 are checked', () =>
+    withApp({}, async (t) => {
+      const account = await registerUser(t);
+      const ip = randomIp();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => loginFrom(t, ip, account.email, WRONG)),
+      );
+      const statuses = answers.map((res) => res.statusCode);
+      const checked = statuses.filter((s) => s === 401).length;
+      assert.ok(checked >= 1 && checked <= 5, `401s: ${checked} of ${statuses.join(',')}`);
+      assert.equal(statuses.filter((s) => s === 429).length, 20 - checked, statuses.join(','));
+      for (const res of answers.filter((r) => r.statusCode === 429)) expectRateLimited(res, 5, 60, 'burst');
+      // Once they are over, the failures are what counts: 5 - checked attempts are left.
+      for (let i = 0; i < 5 - checked; i++)
+        expectError(await loginFrom(t, ip, account.email, WRONG), 401, undefined, `sequential failure ${i}`);
+      expectRateLimited(await loginFrom(t, ip, account.email, PASSWORD), 5, 60, 'after 5 failures in all');
     }));
 
   test('LOGIN_RATE_LIMIT configures the budget', () =>
     withApp({ env: { LOGIN_RATE_LIMIT: '2/min' } }, async (t) => {
       const account = await registerUser(t);
       const ip = randomIp();
-      for (let i = 0; i < 2; i++) expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200);
-      expectRateLimited(await loginFrom(t, ip, account.email, PASSWORD), 2, 60, '3rd login with 2/min');
+      for (let i = 0; i < 2; i++) expectError(await loginFrom(t, ip, account.email, WRONG), 401, undefined);
+      expectRateLimited(await loginFrom(t, ip, account.email, PASSWORD), 2, 60, '3rd attempt with 2/min');
     }));
 });
 
@@ -129,10 +189,11 @@ describe('refresh rate limit (per user)', () => {
 function loginEdges(env: () => Record<string, string>): void {
   test('Retry-After at the edges of the minute: 60 at t0, 1 just before, accepted at t0 + Retry-After', () =>
     withApp({ env: env() }, async (t) => {
+      await countingInRedis(t, env());
       const account = await registerUser(t);
       const ip = randomIp();
       const t0 = alignClock(t);
-      for (let i = 0; i < 5; i++) expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200);
+      for (let i = 0; i < 5; i++) expectError(await loginFrom(t, ip, account.email, WRONG), 401, undefined);
       const refusedAt = async (at: number): Promise<number> => {
         t.clock.set(at);
         return expectRateLimited(
@@ -149,6 +210,9 @@ function loginEdges(env: () => Record<string, string>): void {
       assert.equal(await refusedAt(t0 + 60_000 - 1), 1, 'one millisecond before');
       t.clock.set(t0 + retryAfter * 1000);
       expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200, 'at t0 + Retry-After');
+      // The failures have left the window and the success counted nothing: 5 attempts again.
+      for (let i = 0; i < 5; i++) expectError(await loginFrom(t, ip, account.email, WRONG), 401, undefined);
+      expectRateLimited(await loginFrom(t, ip, account.email, PASSWORD), 5, 60, 'after 5 new failures');
     }));
 }
 
@@ -170,7 +234,7 @@ describe('login rate limit shared through Redis', async () => {
 
   loginEdges(() => ({ REDIS_URL, REDIS_KEY_PREFIX: prefix }));
 
-  test('two app instances sharing Redis enforce one login budget per IP', async () => {
+  test('two app instances sharing Redis enforce one budget of failed sign-ins per IP', async () => {
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix };
     const first = await startIdentityApp({ env });
     const second = await startIdentityApp({ env });
@@ -178,6 +242,7 @@ describe('login rate limit shared through Redis', async () => {
     const ip = randomIp();
     const otherIp = randomIp();
     try {
+      await limitsShared(first, second);
       const one = await registerUser(first);
       const two = await registerUser(second);
       for (const [t, account] of [
@@ -187,10 +252,11 @@ describe('login rate limit shared through Redis', async () => {
         [second, two],
         [first, one],
       ] as const) {
-        expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200, 'within the shared budget');
+        expectStatus(await loginFrom(t, ip, account.email, PASSWORD), 200, 'a success counts nothing');
+        expectError(await loginFrom(t, ip, account.email, WRONG), 401, undefined, 'within the shared budget');
       }
-      expectRateLimited(await loginFrom(second, ip, two.email, PASSWORD), 5, 60, '6th login, second node');
-      expectRateLimited(await loginFrom(first, ip, one.email, PASSWORD), 5, 60, '7th login, first node');
+      expectRateLimited(await loginFrom(second, ip, two.email, PASSWORD), 5, 60, '6th attempt, second node');
+      expectRateLimited(await loginFrom(first, ip, one.email, PASSWORD), 5, 60, '7th attempt, first node');
       expectStatus(await loginFrom(first, otherIp, one.email, PASSWORD), 200, 'another IP');
       await login(second, two.email, PASSWORD);
     } finally {

@@ -153,6 +153,8 @@ export async function registerUser(
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.workspace_name !== undefined ? { workspace_name: input.workspace_name } : {}),
     },
+    // A fresh address per sign-up: the per-IP registration limit must not bite set-up.
+    remoteAddress: randomIp(),
   });
   const body = expectStatus<{ user: UserOut; workspace: WorkspaceOut }>(res, 201, `register ${email}`);
   return { email, password, user: body.user, workspace: body.workspace };

@@ -30,10 +30,11 @@ export async function startDashboardServer(env: Record<string, string> = {}): Pr
   };
   try {
     const server = await spawnServer(database, dataDir, {
-      // A browser test signs in many times from one address: the per-IP login limit (5/min) and
-      // the refresh limit would stop it, and are tested elsewhere.
+      // A browser test signs in many times from one address: the per-IP login limit (5/min), the
+      // refresh limit and the registration limit would stop it, and are tested elsewhere.
       LOGIN_RATE_LIMIT: '1000/min',
       REFRESH_RATE_LIMIT: '1000/min',
+      REGISTER_RATE_LIMIT: '1000/hour',
       ...env,
     });
     return {

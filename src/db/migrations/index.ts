@@ -11,6 +11,7 @@ import { presenceAndFenceRules } from './0010-presence-and-fence-rules.ts';
 import { deliveryPortal } from './0011-delivery-portal.ts';
 import { deviceStateFromLocations } from './0012-device-state-from-locations.ts';
 import { workflowVersion } from './0013-workflow-version.ts';
+import { identityLookupsByUser } from './0014-identity-lookups-by-user.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   deliveryPortal,
   deviceStateFromLocations,
   workflowVersion,
+  identityLookupsByUser,
 ];
