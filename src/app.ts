@@ -24,6 +24,7 @@ import { API_PREFIX, registerOpenApi } from './http/openapi.ts';
 import { requestIdFrom } from './http/request-id.ts';
 import { registerRequestLogging } from './http/request-logging.ts';
 import { RouteTable } from './http/route-table.ts';
+import { registerUnreadBodyDrain } from './http/unread-body.ts';
 import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts';
 import type { CommittedIngestion } from './locations/ingest.service.ts';
 import { locationRoutes } from './locations/locations.routes.ts';
@@ -45,7 +46,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    // Requests arriving while closing get the contract's 503 (src/http/graceful-close.ts).
+    return503OnClosing: false,
     frameworkErrors: handleFrameworkError,
   });
   app.setValidatorCompiler(createValidatorCompiler());
@@ -63,6 +65,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerInputRules(app);
   const metrics = createHttpMetrics();
   registerRequestLogging(app, metrics);
+  // Before graceful close: its `Connection: close` while shutting down must win (unread-body.ts).
+  registerUnreadBodyDrain(app);
   registerGracefulClose(app);
   registerRouteAuth(app, deps.identity.authenticator, API_PREFIX, deps.billing.apiKeyLimit);
 
@@ -103,6 +107,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         clock: deps.clock,
         mailer: deps.mailer,
         authenticator: identity.authenticator,
+        notifier: deps.notifier,
+        invitationMail: deps.limiters.invitationEmails,
         publicUrl: deps.config.publicUrl,
         geofenceIndexes: deps.geofenceIndexes,
       });
@@ -139,6 +145,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await api.register(sessionRoutes, pipeline);
       await api.register(webhookRoutes, {
         db: identity.db,
+        capabilities: deps.database.capabilities,
         clock: deps.clock,
         secretBox: deps.secretBox,
         allowPrivateTargets: deps.config.webhookAllowPrivateTargets,

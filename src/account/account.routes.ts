@@ -69,6 +69,7 @@ export async function accountRoutes(fastify: FastifyInstance, deps: AccountRoute
     {
       config: { auth: { scope: 'account:read', via: 'user' } },
       schema: {
+        operationId: 'getAccountSettings',
         tags,
         summary: 'Your account settings',
         response: { 200: SettingsSchema, ...errorResponses(401, 403) },
@@ -82,6 +83,7 @@ export async function accountRoutes(fastify: FastifyInstance, deps: AccountRoute
     {
       config: { auth: { scope: 'account:write', via: 'user' } },
       schema: {
+        operationId: 'updateAccountSettings',
         tags,
         summary: 'Change your account settings',
         body: SettingsPatch,
@@ -106,6 +108,7 @@ export async function accountRoutes(fastify: FastifyInstance, deps: AccountRoute
     {
       config: { auth: { scope: 'account:read', via: 'user' } },
       schema: {
+        operationId: 'listNotifications',
         tags,
         summary: 'Your notifications, newest first',
         querystring: Type.Object({ ...PaginationQuery.properties, unread: Type.Optional(Type.Boolean()) }),
@@ -142,6 +145,7 @@ export async function accountRoutes(fastify: FastifyInstance, deps: AccountRoute
     {
       config: { auth: { scope: 'account:write', via: 'user' } },
       schema: {
+        operationId: 'markNotificationRead',
         tags,
         summary: 'Mark one notification read',
         params: Type.Object({ notification_id: Type.String() }),
@@ -160,6 +164,7 @@ export async function accountRoutes(fastify: FastifyInstance, deps: AccountRoute
     {
       config: { auth: { scope: 'account:write', via: 'user' } },
       schema: {
+        operationId: 'markAllNotificationsRead',
         tags,
         summary: 'Mark every notification read',
         response: { 200: Type.Object({ updated: Type.Integer() }), ...errorResponses(401, 403) },

@@ -70,6 +70,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance, ctx: ApiKeysContext
     {
       config: { auth: { scope: 'account:write', adminOnly: true } },
       schema: {
+        operationId: 'createApiKey',
         tags,
         summary: 'Create an API key; the key is shown once',
         body: CreateBody,
@@ -91,6 +92,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance, ctx: ApiKeysContext
     {
       config: { auth: { scope: 'account:read', adminOnly: true } },
       schema: {
+        operationId: 'listApiKeys',
         tags,
         summary: 'List the workspace’s active API keys',
         querystring: PaginationQuery,
@@ -110,6 +112,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance, ctx: ApiKeysContext
     {
       config: { auth: { scope: 'account:write', adminOnly: true } },
       schema: {
+        operationId: 'revokeApiKey',
         tags,
         summary: 'Revoke an API key (at once)',
         params: Type.Object({ api_key_id: Type.String() }),

@@ -4,9 +4,12 @@
  *   { scope: 'geofences:write' }     a JWT user or an API key holding that scope
  *   { scope, via: 'user' }           only a signed-in user (session routes such as /auth/me)
  *   { scope, via: 'api_key' }        only an API key (/auth/test-api-key)
- *   { scope, adminOnly: true }       JWT users must be owner or admin
+ *   { scope, adminOnly: true }       owner or admin (a JWT user's role; an API key's creator's now)
  *   { scope: null, anyScope: [a, b] } any one of these scopes will do
  *   { …, streamToken: true }         a `?token=` stream token is taken too (GET /stream, ADR 016)
+ *   { …, roleFromPath: true }        /workspaces/{workspace_id}: a JWT user acts with its role in THAT
+ *                                    workspace (contract §2.4), which the service checks; `scope` is
+ *                                    checked here for API keys only
  * The same declaration feeds the OpenAPI document (security and `x-required-scope`), so the
  * document, the enforcement and the scope-matrix test cannot drift apart. A route under /api/v1
  * without a declaration fails at start-up rather than defaulting to open.
@@ -26,6 +29,8 @@ export type RouteAuth =
       adminOnly?: boolean;
       anyScope?: readonly Scope[];
       streamToken?: boolean;
+      /** A JWT user's role comes from its membership of the path's workspace, not its token. */
+      roleFromPath?: boolean;
     };
 
 declare module 'fastify' {
@@ -96,13 +101,17 @@ export function registerRouteAuth(
       throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');
     if (via === 'api_key' && principal.kind !== 'api_key')
       throw new NotAuthenticatedError('This endpoint needs an API key');
-    if (auth.scope !== null && !principal.scopes.has(auth.scope)) {
+    // A token's scopes are those of the role in the workspace it was issued for; on a roleFromPath
+    // route the user's role in the path's workspace decides instead (the service checks it).
+    const scopeApplies = !(auth.roleFromPath && principal.kind === 'user');
+    if (scopeApplies && auth.scope !== null && !principal.scopes.has(auth.scope)) {
       throw new InsufficientPermissionsError(`This action requires scope ${auth.scope}`);
     }
     if (auth.anyScope && !auth.anyScope.some((scope) => principal.scopes.has(scope))) {
       throw new InsufficientPermissionsError(`This action requires scope ${auth.anyScope.join(' or ')}`);
     }
-    if (auth.adminOnly && principal.kind === 'user' && principal.role === 'member') {
+    // A key acts with its creator's current role (contract §2.3), so it is held to the same rule.
+    if (auth.adminOnly && principal.role === 'member') {
       throw new InsufficientPermissionsError('This action requires the owner or admin role');
     }
     request.principal = principal;

@@ -37,6 +37,7 @@ export async function billingRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listPlans',
         tags,
         summary: 'The plans and their limits',
         querystring: PaginationQuery,
@@ -55,6 +56,7 @@ export async function billingRoutes(
     {
       config: read,
       schema: {
+        operationId: 'getSubscription',
         tags,
         summary: "The workspace's plan and current period (calendar month, UTC)",
         response: { 200: SubscriptionSchema, ...errorResponses(401, 403) },
@@ -71,6 +73,7 @@ export async function billingRoutes(
     {
       config: write,
       schema: {
+        operationId: 'changePlan',
         tags,
         summary: 'Change the plan (owner/admin); takes effect at once on every node',
         description:
@@ -93,6 +96,7 @@ export async function billingRoutes(
     {
       config: read,
       schema: {
+        operationId: 'getUsage',
         tags,
         summary: 'Usage of this period against the plan limits, with a daily series',
         description:
@@ -108,6 +112,7 @@ export async function billingRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listInvoices',
         tags,
         summary: 'Invoices of closed periods, newest first (computed, not charged)',
         querystring: PaginationQuery,

@@ -26,6 +26,7 @@ export async function deviceRoutes(fastify: FastifyInstance, ctx: devices.Device
     {
       config: write,
       schema: {
+        operationId: 'createDevice',
         tags,
         summary: 'Create a device',
         body: CreateDeviceBody,
@@ -49,6 +50,7 @@ export async function deviceRoutes(fastify: FastifyInstance, ctx: devices.Device
     {
       config: read,
       schema: {
+        operationId: 'listDevices',
         tags,
         summary: 'List devices, newest first',
         querystring: ListDevicesQuery,
@@ -73,6 +75,7 @@ export async function deviceRoutes(fastify: FastifyInstance, ctx: devices.Device
     {
       config: read,
       schema: {
+        operationId: 'getDevice',
         tags,
         summary: 'One device, with its last location and the geofences it is inside',
         params: DeviceParams,
@@ -88,6 +91,7 @@ export async function deviceRoutes(fastify: FastifyInstance, ctx: devices.Device
     {
       config: write,
       schema: {
+        operationId: 'updateDevice',
         tags,
         summary: 'Update a device (partial)',
         params: DeviceParams,
@@ -117,6 +121,7 @@ export async function deviceRoutes(fastify: FastifyInstance, ctx: devices.Device
     {
       config: write,
       schema: {
+        operationId: 'deleteDevice',
         tags,
         summary: 'Delete a device',
         description: 'Its locations and tracking sessions go with it; its geofence events stay.',

@@ -23,6 +23,7 @@ export async function positionRoutes(
     {
       config: { auth: { scope: 'devices:read' } },
       schema: {
+        operationId: 'listDevicePositions',
         tags: ['devices'],
         summary: "Every device's last position, as GeoJSON, for a map",
         description:

@@ -18,6 +18,7 @@ export async function eventRoutes(fastify: FastifyInstance, ctx: events.EventsCo
     {
       config: read,
       schema: {
+        operationId: 'listEvents',
         tags,
         summary: 'Geofence events, newest first',
         description:
@@ -52,6 +53,7 @@ export async function eventRoutes(fastify: FastifyInstance, ctx: events.EventsCo
     {
       config: read,
       schema: {
+        operationId: 'getEvent',
         tags,
         summary: 'One geofence event (by its record id)',
         params: EventParams,

@@ -61,6 +61,7 @@ export async function geofenceRoutes(
     {
       config: write,
       schema: {
+        operationId: 'createGeofence',
         tags,
         summary: 'Create a geofence (polygon or circle)',
         description:
@@ -96,6 +97,7 @@ export async function geofenceRoutes(
       bodyLimit: GEOFENCE_BATCH_BODY_LIMIT_BYTES,
       validatorCompiler: () => validateBatchEnvelope,
       schema: {
+        operationId: 'upsertGeofences',
         tags,
         summary: 'Create or update (by external_id) up to 1000 geofences; also takes GeoJSON',
         description:
@@ -123,6 +125,7 @@ export async function geofenceRoutes(
     {
       config: read,
       schema: {
+        operationId: 'exportGeofences',
         tags,
         summary: 'All geofences as one GeoJSON FeatureCollection',
         description: EXPORT_DESCRIPTION,
@@ -159,6 +162,7 @@ export async function geofenceRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listGeofences',
         tags,
         summary: 'List geofences, newest first',
         querystring: ListGeofencesQuery,
@@ -184,6 +188,7 @@ export async function geofenceRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listGeofencesContainingPoint',
         tags,
         summary: 'Enabled geofences containing a point',
         description:
@@ -213,6 +218,7 @@ export async function geofenceRoutes(
     {
       config: read,
       schema: {
+        operationId: 'getGeofence',
         tags,
         summary: 'One geofence',
         params: GeofenceParams,
@@ -230,6 +236,7 @@ export async function geofenceRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listGeofenceDevices',
         tags,
         summary: 'Devices inside a geofence now',
         description:
@@ -259,6 +266,7 @@ export async function geofenceRoutes(
     {
       config: write,
       schema: {
+        operationId: 'updateGeofence',
         tags,
         summary: 'Update a geofence (partial)',
         params: GeofenceParams,
@@ -295,6 +303,7 @@ export async function geofenceRoutes(
     {
       config: write,
       schema: {
+        operationId: 'deleteGeofence',
         tags,
         summary: 'Delete a geofence',
         params: GeofenceParams,

@@ -52,6 +52,14 @@ export function commonErrorResponses(facts: RouteFacts): Map<number, string> {
     );
   }
   out.set(500, 'Unexpected server failure');
+  // Contract §0: any route while the server shuts down (src/http/graceful-close.ts); those that
+  // read or write data also while the database is unreachable (src/db/availability.ts).
+  out.set(
+    503,
+    auth === 'public' && !facts.hasBody && !facts.hasPathParams
+      ? 'The server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After'
+      : 'The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After',
+  );
   return out;
 }
 

@@ -23,7 +23,12 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDeps): Prom
     '/healthz',
     {
       config: { auth: 'public' },
-      schema: { tags: ['probes'], summary: 'Liveness: the process is up', response: { 200: HealthBody } },
+      schema: {
+        operationId: 'getHealth',
+        tags: ['probes'],
+        summary: 'Liveness: the process is up',
+        response: { 200: HealthBody },
+      },
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -33,6 +38,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDeps): Prom
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'getReadiness',
         tags: ['probes'],
         summary: 'Readiness: the database answers',
         response: { 200: ReadyBody, 503: ReadyBody },
@@ -52,6 +58,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDeps): Prom
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'getMetrics',
         tags: ['probes'],
         summary: 'Prometheus metrics (needs Authorization: Bearer <METRICS_TOKEN> when that is set)',
         produces: ['text/plain'],

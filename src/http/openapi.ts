@@ -22,14 +22,22 @@ delivers them as signed webhooks.
 Conventions (contract §1): JSON in and out; errors are \`{detail, error_code?, details?}\`; schema
 failures are 422 with \`detail\` an array of \`{type, loc, msg}\`; malformed JSON is 400; lists take
 \`offset\`/\`limit\` (1..200, default 50) and answer \`{results, pagination}\`; ids are UUIDv7;
-timestamps are ISO 8601 UTC. Every route states the API-key scope it needs (\`x-required-scope\`).
+timestamps are ISO 8601 UTC. Every operation has an \`operationId\` (camelCase verb + resource, e.g.
+\`createGeofence\`) for generated clients, and states the scope it needs (\`x-required-scope\`), the one the
+server enforces. On \`/workspaces/{workspace_id}\` routes a signed-in user acts with its role in that
+workspace (\`x-required-role\`) instead of its token's scopes.
 
 Resources are named schemas under \`components/schemas\` (Geofence, Device, Event, Webhook, Error…),
 so a generated client has a type for each. Every operation lists the errors it can answer: those of
 its own logic and the common ones of its kind: 400 for a malformed JSON body, 401/403 from its
 credentials and scope, 404 for a resource in its path, 413 over the body limit (1 MiB, 5 MiB for
 \`POST /locations/batch\` and \`POST /geofences/batch\`), 415 for a body that is not JSON, 422 for schema failures, 429 over an API
-key's hourly budget, 500. Every operation shows an example request and answer.`;
+key's hourly budget, 500. Every operation shows an example request and answer.
+
+A client still sending a body when the answer comes (a 413, or a 401 before the body is read) can
+finish sending and read it: the server reads and discards the rest of the body, up to 4× the route's
+limit, and keeps the connection; past that it closes its side after the answer and still reads
+for a few seconds before it lets go, so the answer is not lost to a reset.`;
 
 export interface OpenApiOptions {
   /** API keys are counted against their plan's hourly budget, so their routes can answer 429. */

@@ -48,6 +48,7 @@ export async function locationRoutes(
     {
       config: { auth: { scope: 'locations:write' } },
       schema: {
+        operationId: 'createLocation',
         tags,
         summary: 'Record a location and evaluate it against the geofences',
         params: DeviceLocationsParams,
@@ -80,6 +81,7 @@ export async function locationRoutes(
       // route validates only the envelope and the handler checks each item on its own.
       validatorCompiler: () => validateEnvelope,
       schema: {
+        operationId: 'createLocationBatch',
         tags,
         summary: 'Record up to 1000 locations of any devices of the workspace',
         body: BatchBody,
@@ -117,6 +119,7 @@ export async function locationRoutes(
     {
       config: { auth: { scope: 'devices:read' } },
       schema: {
+        operationId: 'listDeviceLocations',
         tags,
         summary: "A device's locations, newest first",
         params: DeviceLocationsParams,

@@ -40,6 +40,7 @@ export async function streamRoutes(fastify: FastifyInstance, ctx: StreamRoutesCo
     {
       config: { auth: { scope: null, anyScope: STREAM_SCOPES } },
       schema: {
+        operationId: 'createStreamToken',
         tags,
         summary: 'A 60-second token to open the event stream with EventSource',
         description:
@@ -58,6 +59,7 @@ export async function streamRoutes(fastify: FastifyInstance, ctx: StreamRoutesCo
     {
       config: { auth: { scope: null, anyScope: STREAM_SCOPES, streamToken: true } },
       schema: {
+        operationId: 'openStream',
         tags,
         summary: "The workspace's live positions and geofence events (server-sent events)",
         description:

@@ -30,6 +30,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: sessions.Sess
         request.body ??= {};
       },
       schema: {
+        operationId: 'startTrackingSession',
         tags,
         summary: 'Start a tracking session on a device',
         description:
@@ -56,6 +57,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: sessions.Sess
     {
       config: write,
       schema: {
+        operationId: 'stopTrackingSession',
         tags,
         summary: 'Stop (complete) a tracking session',
         description: 'Stopping a completed session → 400.',
@@ -74,6 +76,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: sessions.Sess
     {
       config: read,
       schema: {
+        operationId: 'listTrackingSessions',
         tags,
         summary: 'Tracking sessions, newest first',
         querystring: ListSessionsQuery,
@@ -98,6 +101,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: sessions.Sess
     {
       config: read,
       schema: {
+        operationId: 'getTrackingSession',
         tags,
         summary: 'One tracking session with its summary',
         params: SessionParams,
@@ -113,6 +117,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: sessions.Sess
     {
       config: read,
       schema: {
+        operationId: 'listTrackingSessionLocations',
         tags,
         summary: "A session's locations, newest first",
         params: SessionParams,

@@ -53,6 +53,7 @@ export async function deliveryRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listDeliveries',
         tags,
         summary: "The workspace's deliveries across all webhooks, newest first",
         description: `The delivery log of every webhook of the workspace (deliveries of deleted webhooks included, with \`webhook_id\` null). ${FILTERS}`,
@@ -93,6 +94,7 @@ export async function deliveryRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: "A webhook's deliveries, newest first",
         description: FILTERS,
@@ -121,6 +123,7 @@ export async function deliveryRoutes(
     {
       config: read,
       schema: {
+        operationId: 'getDelivery',
         tags,
         summary: 'A delivery with its request and attempts',
         description:
@@ -146,6 +149,7 @@ export async function deliveryRoutes(
     {
       config: write,
       schema: {
+        operationId: 'retryDelivery',
         tags,
         summary: 'Retry a delivery now',
         description:
@@ -174,6 +178,7 @@ export async function deliveryRoutes(
     {
       config: write,
       schema: {
+        operationId: 'testWebhook',
         tags,
         summary: 'Send a `webhook.test` delivery',
         description:
@@ -197,6 +202,7 @@ export async function deliveryRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listDeadLetters',
         tags,
         summary: 'Dead-letter entries, newest first',
         description:
@@ -224,6 +230,7 @@ export async function deliveryRoutes(
     {
       config: read,
       schema: {
+        operationId: 'getDeadLetterStats',
         tags,
         summary: 'Dead-letter statistics',
         response: { 200: DeadLetterStatsSchema, ...errorResponses(401, 403) },
@@ -237,6 +244,7 @@ export async function deliveryRoutes(
     {
       config: write,
       schema: {
+        operationId: 'retryDeadLetter',
         tags,
         summary: 'Retry a dead-lettered delivery',
         description:
@@ -256,6 +264,7 @@ export async function deliveryRoutes(
     {
       config: write,
       schema: {
+        operationId: 'retryDeadLetters',
         tags,
         summary: 'Retry many dead-lettered deliveries',
         description:

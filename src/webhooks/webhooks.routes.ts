@@ -51,6 +51,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
     {
       config: write,
       schema: {
+        operationId: 'createWebhook',
         tags,
         summary: 'Create a webhook',
         description:
@@ -86,6 +87,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
     {
       config: read,
       schema: {
+        operationId: 'listWebhooks',
         tags,
         summary: 'List webhooks, newest first',
         querystring: ListWebhooksQuery,
@@ -110,6 +112,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
     {
       config: read,
       schema: {
+        operationId: 'getWebhook',
         tags,
         summary: 'One webhook (without its secret)',
         params: WebhookParams,
@@ -125,6 +128,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
     {
       config: write,
       schema: {
+        operationId: 'updateWebhook',
         tags,
         summary: 'Update a webhook (partial)',
         description: PRIVATE_TARGET_NOTE,
@@ -145,6 +149,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
     {
       config: write,
       schema: {
+        operationId: 'deleteWebhook',
         tags,
         summary: 'Delete a webhook',
         description: 'Its delivery records stay, with `webhook_id` null.',
@@ -164,6 +169,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
       // Revealing the secret lets its holder forge deliveries, so it needs the write scope.
       config: write,
       schema: {
+        operationId: 'getWebhookSecret',
         tags,
         summary: 'The signing secret of a webhook',
         description: 'Needs `webhooks:write`: whoever holds the secret can forge deliveries.',
@@ -181,6 +187,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: webhooks.Webh
     {
       config: write,
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags,
         summary: 'Replace the signing secret',
         description:

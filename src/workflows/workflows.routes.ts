@@ -45,6 +45,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: write,
       schema: {
+        operationId: 'createWorkflow',
         tags,
         summary: 'Create a workflow',
         description: `Secrets in action configs are stored encrypted and answered masked. ${CHECKS_NOTE}`,
@@ -71,6 +72,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: read,
       schema: {
+        operationId: 'listWorkflows',
         tags,
         summary: 'List workflows, newest first',
         querystring: ListWorkflowsQuery,
@@ -95,6 +97,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: read,
       schema: {
+        operationId: 'getWorkflow',
         tags,
         summary: 'One workflow',
         params: WorkflowParams,
@@ -117,6 +120,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: write,
       schema: {
+        operationId: 'updateWorkflow',
         tags,
         summary: 'Update a workflow (partial)',
         description:
@@ -165,6 +169,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: write,
       schema: {
+        operationId: 'deleteWorkflow',
         tags,
         summary: 'Delete a workflow',
         description:
@@ -185,6 +190,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: read,
       schema: {
+        operationId: 'listWorkflowRuns',
         tags,
         summary: 'Runs of a workflow, newest first',
         description: 'Each run lists its actions with their status, attempt count and last error.',
@@ -212,6 +218,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: read,
       schema: {
+        operationId: 'getWorkflowRun',
         tags,
         summary: 'One run with every attempt of every action',
         description:
@@ -236,6 +243,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: write,
       schema: {
+        operationId: 'testWorkflow',
         tags,
         summary: 'Run the actions once with a sample event',
         description:
@@ -261,6 +269,7 @@ export async function workflowRoutes(fastify: FastifyInstance, ctx: WorkflowRout
     {
       config: write,
       schema: {
+        operationId: 'retryWorkflowRun',
         tags,
         summary: 'Queue again the actions of a run that failed for good',
         description:

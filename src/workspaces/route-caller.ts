@@ -6,12 +6,11 @@ import type { WorkspaceCaller } from './workspace-access.ts';
 /**
  * Reach (contract §2.4): on /workspaces/{id} a signed-in user acts with its role in THAT workspace,
  * which the token's scopes and role (those of the workspace it was issued for) do not tell. So these
- * routes admit every caller that may read a workspace, and the service checks the role of the
- * membership (or, for an API key, the scope workspaces:write). What the service requires is stated
- * in the document beside the route-level scope.
+ * routes declare `roleFromPath` beside their scope: the route-auth hook holds API keys to the scope
+ * (the one the document states as `x-required-scope`) and leaves users to the service, which checks
+ * the role of the membership; that role rule is stated in the document here.
  */
 export const MANAGED = {
-  'x-api-key-scope': 'workspaces:write',
   'x-required-role': 'owner or admin of {workspace_id} (JWT users)',
 };
 

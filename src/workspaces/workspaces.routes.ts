@@ -39,6 +39,7 @@ export async function workspaceRoutes(
     {
       config: { auth: { scope: 'workspaces:read' } },
       schema: {
+        operationId: 'listWorkspaces',
         tags,
         summary: 'The workspaces you belong to (an API key: its own)',
         querystring: PaginationQuery,
@@ -63,6 +64,7 @@ export async function workspaceRoutes(
     {
       config: { auth: { scope: null, via: 'user' } },
       schema: {
+        operationId: 'createWorkspace',
         tags,
         summary: 'Create a workspace; you become its owner',
         body: CreateWorkspaceBody,
@@ -78,8 +80,9 @@ export async function workspaceRoutes(
   app.get(
     '/workspaces/:workspace_id',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:read', roleFromPath: true } },
       schema: {
+        operationId: 'getWorkspace',
         tags,
         summary: 'A workspace you belong to, with your role in it (an API key: its own workspace)',
         params: WorkspaceParams,
@@ -93,8 +96,9 @@ export async function workspaceRoutes(
   app.patch(
     '/workspaces/:workspace_id',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:write', roleFromPath: true } },
       schema: {
+        operationId: 'updateWorkspace',
         tags,
         summary: 'Rename the workspace or change its settings (owner/admin of it; a key: workspaces:write)',
         ...MANAGED,
@@ -115,8 +119,9 @@ export async function workspaceRoutes(
   app.delete(
     '/workspaces/:workspace_id',
     {
-      config: { auth: { scope: 'workspaces:read', via: 'user' } },
+      config: { auth: { scope: null, via: 'user' } },
       schema: {
+        operationId: 'deleteWorkspace',
         tags,
         summary: 'Delete the workspace and everything in it (owner of it)',
         'x-required-role': 'owner of {workspace_id}',
@@ -133,8 +138,9 @@ export async function workspaceRoutes(
   app.get(
     '/workspaces/:workspace_id/members',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:read', roleFromPath: true } },
       schema: {
+        operationId: 'listWorkspaceMembers',
         tags,
         summary: 'Members of the workspace',
         params: WorkspaceParams,
@@ -159,16 +165,24 @@ export async function workspaceRoutes(
   app.post(
     '/workspaces/:workspace_id/members',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:write', roleFromPath: true } },
       schema: {
+        operationId: 'addWorkspaceMember',
         tags,
         summary: 'Add a member: an existing user joins at once (201); anyone else is invited by e-mail (202)',
         description:
-          'Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write.',
+          'Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write. ' +
+          'New invitations to one address are limited to 3 per rolling hour, whichever workspace sends ' +
+          'them (no address can be flooded); beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing ' +
+          'created or sent. Adding an existing user sends no e-mail and is not limited.',
         ...MANAGED,
         params: WorkspaceParams,
         body: AddMemberBody,
-        response: { 201: MemberSchema, 202: InvitationSchema, ...errorResponses(400, 401, 403, 404) },
+        response: {
+          201: MemberSchema,
+          202: InvitationSchema,
+          ...errorResponses(400, 401, 403, 404, 429),
+        },
       },
     },
     async (request, reply) => {
@@ -186,12 +200,15 @@ export async function workspaceRoutes(
   app.patch(
     '/workspaces/:workspace_id/members/:user_id',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:write', roleFromPath: true } },
       schema: {
+        operationId: 'updateWorkspaceMember',
         tags,
         summary: "Change a member's role (the last owner cannot be demoted)",
         description:
-          'Owner/admin of the workspace (only an owner grants or takes the owner role); a key: workspaces:write.',
+          'Owner/admin of the workspace (only an owner grants or takes the owner role); a key: workspaces:write. ' +
+          'The API keys the member created act with the new role at once (a key never does more than ' +
+          'its creator may do now).',
         ...MANAGED,
         params: MemberParams,
         body: ChangeRoleBody,
@@ -213,12 +230,15 @@ export async function workspaceRoutes(
   app.delete(
     '/workspaces/:workspace_id/members/:user_id',
     {
-      config: { auth: { scope: 'workspaces:read' } },
+      config: { auth: { scope: 'workspaces:write', roleFromPath: true } },
       schema: {
+        operationId: 'removeWorkspaceMember',
         tags,
         summary:
           'Remove a member (owner/admin of the workspace; a key: workspaces:write), or leave (your own user id)',
-        'x-api-key-scope': MANAGED['x-api-key-scope'],
+        description:
+          'The API keys the member created in this workspace are revoked at once (they stay revoked if the ' +
+          'person is added again), and its owners and admins get an `api_key.revoked` notification for each.',
         params: MemberParams,
         response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(400, 401, 403, 404) },
       },
@@ -241,6 +261,7 @@ export async function workspaceRoutes(
     {
       config: { auth: { scope: null, via: 'user' } },
       schema: {
+        operationId: 'acceptWorkspaceInvitation',
         tags,
         summary: 'Accept an invitation with its token (signed in as the invited e-mail)',
         body: InvitationTokenBody,

@@ -1,15 +1,18 @@
 /**
  * API-key scopes (contract §2.3), table-driven from the OpenAPI document: every operation that an
  * API key may call and that names a scope (`x-required-scope`) refuses a key holding every other
- * scope (403 INSUFFICIENT_PERMISSIONS) and admits a key holding only that scope. Routes added
- * later are covered by the same loop.
+ * scope (403 INSUFFICIENT_PERMISSIONS) and admits a key holding only that scope, so the scope the
+ * document states is the one the server enforces (contract §1). Every route the app serves under
+ * /api/v1 is in the document, so routes added later are covered by the same loops.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import type { TestApp } from '../helpers/app.ts';
 import {
+  API,
   type ApiOperation,
   apiOperations,
   call,
@@ -33,6 +36,27 @@ const DELETE_LAST = (a: ApiOperation, b: ApiOperation) =>
 /** The scopes a key must lack so that `required` is not held: itself and, for `x:read`, `x:write`. */
 function impliedBy(required: string): string[] {
   return required.endsWith(':read') ? [required, required.replace(/:read$/, ':write')] : [required];
+}
+
+/**
+ * `METHOD /path/{param}` of every route the app serves, read from Fastify's own route tree
+ * (`printRoutes`, one node a line, indented four characters a level under `├── ` or `└── `).
+ */
+function servedRoutes(app: FastifyInstance): string[] {
+  const out: string[] = [];
+  const segments: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const at = line.search(/[├└]── /);
+    if (at < 0) continue;
+    const node = /^(.*?)(?: \(([^)]*)\))?$/.exec(line.slice(at + 4));
+    segments.length = at / 4;
+    segments.push(node?.[1] ?? '');
+    const path = segments.join('').replace(/:(\w+)/g, '{$1}');
+    for (const method of (node?.[2] ?? '').split(', ')) {
+      if (method && method !== 'HEAD' && method !== 'OPTIONS') out.push(`${method} ${path}`);
+    }
+  }
+  return out;
 }
 
 describe('scope matrix derived from the OpenAPI document', () => {
@@ -86,6 +110,44 @@ describe('scope matrix derived from the OpenAPI document', () => {
     }
   });
 
+  test('every route the app serves under /api/v1 is an operation of the document (none escapes the matrix)', () => {
+    const documented = new Set(apiOperations(doc).map((op) => op.label));
+    const served = servedRoutes(t.app).filter((label) => label.split(' ')[1]?.startsWith(`${API}/`));
+    assert.ok(served.length >= documented.size, `${served.length} routes served`);
+    assert.deepEqual(
+      served.filter((label) => !documented.has(label)),
+      [],
+      'served but not documented',
+    );
+  });
+
+  test('each operation names one scope, the enforced one: no second scope for keys', () => {
+    for (const op of apiOperations(doc)) {
+      assert.ok(!('x-api-key-scope' in op.operation), `${op.label} states a separate key scope`);
+    }
+  });
+
+  test('a user-only operation refuses an API key, even one with every scope; a key-only one refuses a JWT', async (ctx) => {
+    const everything = await keyWith(['*']);
+    const userOnly = apiOperations(doc).filter((op) => op.operation['x-auth-via'] === 'user');
+    const keyOnly = apiOperations(doc).filter((op) => op.operation['x-auth-via'] === 'api_key');
+    assert.ok(userOnly.length > 0 && keyOnly.length > 0);
+    for (const op of userOnly) {
+      await ctx.test(op.label, async () => {
+        const res = await callOperation(t, doc, op, ownPathValues(op), { apiKey: everything });
+        const body = expectError(res, 401, undefined, `${op.label} with an API key`);
+        assert.equal(body.detail, 'This endpoint needs a user access token (JWT)');
+      });
+    }
+    for (const op of keyOnly) {
+      await ctx.test(op.label, async () => {
+        const res = await callOperation(t, doc, op, ownPathValues(op), { token: owner.tokens.access_token });
+        const body = expectError(res, 401, undefined, `${op.label} with a JWT`);
+        assert.equal(body.detail, 'This endpoint needs an API key');
+      });
+    }
+  });
+
   test('the grantable scopes in the document are the contract’s list plus *', () => {
     const schema =
       doc.paths['/api/v1/account/api-keys']?.post?.requestBody?.content['application/json']?.schema;
@@ -125,9 +187,9 @@ describe('scope matrix derived from the OpenAPI document', () => {
     }
     for (const op of operations) {
       await ctx.test(op.label, async () => {
-        // /workspaces/{id} routes admit every member at the route and check more in the service
-        // (the caller's role in that workspace, contract §2.4); for keys they name that scope.
-        const required = op.operation['x-api-key-scope'] ?? (op.operation['x-required-scope'] as string);
+        // The documented scope is the one enforced: /workspaces/{id} routes too (their owner/admin
+        // rule for users, from the role in that workspace, is the member test's below).
+        const required = op.operation['x-required-scope'] as string;
         const lacking = new Set(impliedBy(required));
         const allOthers = await keyWith(SCOPES.filter((s) => !lacking.has(s)));
         // Placeholder bodies ask for as little as possible, so that a business rule with its own

@@ -1,7 +1,8 @@
 /**
  * A client generated from the document has a named type per resource: openapi-typescript's command
  * line turns the served document into TypeScript, and the TypeScript compiler checks that the
- * output compiles and that `components["schemas"]["Geofence"]` and the others exist.
+ * output compiles and that `components["schemas"]["Geofence"]` and the others exist. Operations are
+ * named by their `operationId` (`operations["createGeofence"]`).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -48,8 +49,13 @@ describe('openapi-typescript on the document', () => {
     await t.close();
   });
 
-  test('operations use the named types', () => {
-    const operations = generated.slice(0, generated.indexOf('export interface components'));
+  test('operations are named by their operationId and use the named types', () => {
+    const paths = generated.slice(0, generated.indexOf('export interface components'));
+    assert.match(paths, /"\/api\/v1\/geofences": \{[^}]*post: operations\["createGeofence"\];/);
+    const start = generated.indexOf('export interface operations');
+    assert.ok(start > 0, 'an operations interface keyed by operationId');
+    const operations = generated.slice(start);
+    assert.match(operations, /\n {2}createGeofence: \{/);
     assert.match(operations, /components\["schemas"\]\["Geofence"\]/);
     assert.match(operations, /components\["schemas"\]\["Error"\]/);
   });

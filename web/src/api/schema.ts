@@ -8,3013 +8,178 @@
 export interface paths {
   "/healthz": {
     /** Liveness: the process is up */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": {
-              /** @enum {string} */
-              status: "ok";
-            };
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getHealth"];
   };
   "/readyz": {
     /** Readiness: the database answers */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": {
-              /** @enum {string} */
-              status: "ready" | "unavailable";
-              /** @enum {string} */
-              database: "up" | "down";
-            };
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Default Response */
-        503: {
-          content: {
-            "application/json": {
-              /** @enum {string} */
-              status: "ready" | "unavailable";
-              /** @enum {string} */
-              database: "up" | "down";
-            };
-          };
-        };
-      };
-    };
+    get: operations["getReadiness"];
   };
   "/metrics": {
     /** Prometheus metrics (needs Authorization: Bearer <METRICS_TOKEN> when that is set) */
-    get: {
-      responses: {
-        /** @description Prometheus text exposition format */
-        200: {
-          content: {
-            "text/plain": string;
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          content: {
-            "text/plain": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "text/plain": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "text/plain": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getMetrics"];
   };
   "/api/v1/auth/register": {
-    /** Create a user and a workspace it owns; sends a verification e-mail */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "email": "ada@example.com",
-           *   "password": "correct horse battery staple",
-           *   "name": "Ada Lovelace",
-           *   "workspace_name": "Acme Logistics"
-           * }
-           */
-          "application/json": {
-            /**
-             * Format: email
-             * @description E-mail address
-             */
-            email: string;
-            /** @description 8..128 characters */
-            password: string;
-            name?: string;
-            workspace_name?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          content: {
-            "application/json": {
-              user: components["schemas"]["User"];
-              workspace: components["schemas"]["Workspace"];
-            };
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    /**
+     * Create a user and a workspace it owns; sends a verification e-mail
+     * @description Rate limited per client IP: REGISTER_RATE_LIMIT registrations (default 10 per rolling hour), every well-formed request counting, whatever its answer; beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After (whole seconds until one is accepted) and `details {limit, period_seconds}`.
+     */
+    post: operations["registerUser"];
   };
   "/api/v1/auth/login": {
-    /** Exchange e-mail and password for a token pair (rate limited per client IP) */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "email": "ada@example.com",
-           *   "password": "correct horse battery staple"
-           * }
-           */
-          "application/json": {
-            email: string;
-            password: string;
-            workspace_id?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": components["schemas"]["TokenPair"];
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Rate limit or quota throttle exceeded; see Retry-After */
-        429: {
-          headers: {
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    /**
+     * Exchange e-mail and password for a token pair (failed attempts rate limited per client IP)
+     * @description Failed attempts (wrong e-mail or password, 401) are limited per client IP: LOGIN_RATE_LIMIT (default 5 per rolling minute). Successful sign-ins do not use the budget up. Once it is used up, every attempt from that address gets 429 RATE_LIMIT_EXCEEDED with Retry-After, the right password included, until the oldest failure leaves the window: the limit stops password guessing, so a correct guess is not confirmed while it holds.
+     */
+    post: operations["logIn"];
   };
   "/api/v1/auth/refresh": {
     /**
      * Rotate a refresh token: returns a new access and refresh token (rate limited per user)
      * @description Presenting a refresh token that was already used revokes its whole session (401).
      */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "refresh_token": "eyJhbGciOiJIUzI1NiJ9.eyJ0eXAiOiJyZWZyZXNoIn0.c2lnbmF0dXJl"
-           * }
-           */
-          "application/json": {
-            refresh_token: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": components["schemas"]["TokenPair"];
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Rate limit or quota throttle exceeded; see Retry-After */
-        429: {
-          headers: {
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["refreshTokens"];
   };
   "/api/v1/auth/logout": {
     /** End the current session: its access and refresh tokens stop working at once */
-    post: {
-      responses: {
-        /** @description Session ended */
-        204: {
-          content: never;
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["logOut"];
   };
   "/api/v1/auth/switch-workspace": {
     /** Get a token pair for another workspace the user belongs to */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "workspace_id": "0197a0c2-3b11-7a52-9e3f-6a7b8c9d0e11"
-           * }
-           */
-          "application/json": {
-            workspace_id: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": components["schemas"]["TokenPair"];
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["switchWorkspace"];
   };
   "/api/v1/auth/me": {
     /** The signed-in user and its workspaces */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": {
-              /** @description UUID (version 7) */
-              id: string;
-              email: string;
-              name: string | null;
-              email_verified: boolean;
-              /** @description UUID (version 7) */
-              workspace_id: string;
-              /** @enum {string} */
-              role: "owner" | "admin" | "member";
-              workspaces: ({
-                  /** @description UUID (version 7) */
-                  id: string;
-                  name: string;
-                  /** @enum {string} */
-                  role: "owner" | "admin" | "member";
-                })[];
-              /**
-               * Format: date-time
-               * @description ISO 8601 UTC timestamp
-               */
-              created_at: string;
-            };
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getCurrentUser"];
   };
   "/api/v1/auth/test-api-key": {
     /** Check that an API key is valid; a JWT or a bad key gives 401 */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": {
-              valid: boolean;
-              api_key: {
-                /** @description UUID (version 7) */
-                id: string;
-                name: string;
-                prefix: string;
-                scopes: string[];
-              };
-              /** @description UUID (version 7) */
-              workspace_id: string;
-            };
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired an API key */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["testApiKey"];
   };
   "/api/v1/auth/verify-email": {
     /** Confirm an e-mail address with the token from the verification e-mail */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "token": "k3Jx9QvB2mW7tYc4Lp0sRf8Hd6Ng1Za5"
-           * }
-           */
-          "application/json": {
-            token: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": {
-              email_verified: boolean;
-            };
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["verifyEmail"];
   };
   "/api/v1/auth/verify-email/resend": {
-    /** Send the verification e-mail again */
-    post: {
-      responses: {
-        /** @description Default Response */
-        202: {
-          content: {
-            "application/json": {
-              /** @enum {string} */
-              status: "accepted";
-            };
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    /**
+     * Send the verification e-mail again
+     * @description At most 3 resends per address per rolling hour; beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, and no new link (the last one keeps working). Nothing is sent, nor counted, for an address already verified.
+     */
+    post: operations["resendVerificationEmail"];
   };
   "/api/v1/auth/password-reset/request": {
     /**
      * E-mail a password-reset token (always 202: whether the address exists is not revealed)
      * @description The answer is the same, after the same work, for every address; the e-mail goes out after it. At most 3 reset e-mails per address per hour (beyond: still 202, no e-mail) and 20 requests per client IP per hour (beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After).
      */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "email": "ada@example.com"
-           * }
-           */
-          "application/json": {
-            email: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          content: {
-            "application/json": {
-              /** @enum {string} */
-              status: "accepted";
-            };
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Rate limit or quota throttle exceeded; see Retry-After */
-        429: {
-          headers: {
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["requestPasswordReset"];
   };
   "/api/v1/auth/password-reset/confirm": {
     /** Set a new password with a reset token; ends every session of the user */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "token": "k3Jx9QvB2mW7tYc4Lp0sRf8Hd6Ng1Za5",
-           *   "password": "a new, longer passphrase"
-           * }
-           */
-          "application/json": {
-            token: string;
-            /** @description 8..128 characters */
-            password: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Password changed */
-        204: {
-          content: never;
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["confirmPasswordReset"];
   };
   "/api/v1/account/api-keys": {
     /** List the workspace’s active API keys */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["ApiKeyList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:read`; the user is a member (owner or admin required) */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listApiKeys"];
     /** Create an API key; the key is shown once */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Fleet tracker",
-           *   "scopes": [
-           *     "locations:write",
-           *     "devices:read"
-           *   ],
-           *   "expires_at": null
-           * }
-           */
-          "application/json": {
-            name: string;
-            /** @description Scopes; `*` grants all */
-            scopes: ("geofences:read" | "geofences:write" | "devices:read" | "devices:write" | "locations:write" | "events:read" | "workflows:read" | "workflows:write" | "webhooks:read" | "webhooks:write" | "workspaces:read" | "workspaces:write" | "account:read" | "account:write" | "subscriptions:read" | "subscriptions:write" | "*")[];
-            /** Format: date-time */
-            expires_at?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["CreatedApiKey"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write`; the user is a member (owner or admin required) */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createApiKey"];
   };
   "/api/v1/account/api-keys/{api_key_id}": {
     /** Revoke an API key (at once) */
-    delete: {
-      parameters: {
-        path: {
-          api_key_id: string;
-        };
-      };
-      responses: {
-        /** @description Revoked */
-        204: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: never;
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write`; the user is a member (owner or admin required) */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["revokeApiKey"];
   };
   "/api/v1/account/settings": {
     /** Your account settings */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AccountSettings"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:read` */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getAccountSettings"];
     /** Change your account settings */
-    patch: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "timezone": "America/New_York",
-           *   "notify_on": [
-           *     "dlq"
-           *   ]
-           * }
-           */
-          "application/json": {
-            timezone?: string;
-            email_notifications?: boolean;
-            notify_on?: ("dlq" | "quota" | "api_key")[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AccountSettings"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write` */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateAccountSettings"];
   };
   "/api/v1/account/notifications": {
     /** Your notifications, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          unread?: boolean;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": components["schemas"]["NotificationList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:read` */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listNotifications"];
   };
   "/api/v1/account/notifications/{notification_id}/read": {
     /** Mark one notification read */
-    post: {
-      parameters: {
-        path: {
-          notification_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": {
-              /** @description UUID (version 7) */
-              id: string;
-              read: boolean;
-            };
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write` */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["markNotificationRead"];
   };
   "/api/v1/account/notifications/read-all": {
     /** Mark every notification read */
-    post: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": {
-              updated: number;
-            };
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write` */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["markAllNotificationsRead"];
   };
   "/api/v1/workspaces": {
     /** The workspaces you belong to (an API key: its own) */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WorkspaceList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWorkspaces"];
     /** Create a workspace; you become its owner */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Acme Field Service"
-           * }
-           */
-          "application/json": {
-            name: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          content: {
-            "application/json": components["schemas"]["Workspace"];
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createWorkspace"];
   };
   "/api/v1/workspaces/{workspace_id}": {
     /** A workspace you belong to, with your role in it (an API key: its own workspace) */
-    get: {
-      parameters: {
-        path: {
-          workspace_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Workspace"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getWorkspace"];
     /** Delete the workspace and everything in it (owner of it) */
-    delete: {
-      parameters: {
-        path: {
-          workspace_id: string;
-        };
-      };
-      responses: {
-        /** @description Deleted */
-        204: {
-          content: never;
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["deleteWorkspace"];
     /** Rename the workspace or change its settings (owner/admin of it; a key: workspaces:write) */
-    patch: {
-      parameters: {
-        path: {
-          workspace_id: string;
-        };
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Acme Logistics EU",
-           *   "settings": {
-           *     "access_token_ttl_seconds": 900
-           *   }
-           * }
-           */
-          "application/json": {
-            name?: string;
-            settings?: {
-              /** @description Access token lifetime, 300..2,592,000 s */
-              access_token_ttl_seconds?: number;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Workspace"];
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateWorkspace"];
   };
   "/api/v1/workspaces/{workspace_id}/members": {
     /** Members of the workspace */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-        path: {
-          workspace_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["MemberList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWorkspaceMembers"];
     /**
      * Add a member: an existing user joins at once (201); anyone else is invited by e-mail (202)
-     * @description Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write.
+     * @description Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write. New invitations to one address are limited to 3 per rolling hour, whichever workspace sends them (no address can be flooded); beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing created or sent. Adding an existing user sends no e-mail and is not limited.
      */
-    post: {
-      parameters: {
-        path: {
-          workspace_id: string;
-        };
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "email": "grace@example.com",
-           *   "role": "admin"
-           * }
-           */
-          "application/json": {
-            /** Format: email */
-            email: string;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Member"];
-          };
-        };
-        /** @description Default Response */
-        202: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Invitation"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["addWorkspaceMember"];
   };
   "/api/v1/workspaces/{workspace_id}/members/{user_id}": {
-    /** Remove a member (owner/admin of the workspace; a key: workspaces:write), or leave (your own user id) */
-    delete: {
-      parameters: {
-        path: {
-          workspace_id: string;
-          user_id: string;
-        };
-      };
-      responses: {
-        /** @description Removed */
-        204: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: never;
-        };
-        /** @description Invalid input or business rule violation */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    /**
+     * Remove a member (owner/admin of the workspace; a key: workspaces:write), or leave (your own user id)
+     * @description The API keys the member created in this workspace are revoked at once (they stay revoked if the person is added again), and its owners and admins get an `api_key.revoked` notification for each.
+     */
+    delete: operations["removeWorkspaceMember"];
     /**
      * Change a member's role (the last owner cannot be demoted)
-     * @description Owner/admin of the workspace (only an owner grants or takes the owner role); a key: workspaces:write.
+     * @description Owner/admin of the workspace (only an owner grants or takes the owner role); a key: workspaces:write. The API keys the member created act with the new role at once (a key never does more than its creator may do now).
      */
-    patch: {
-      parameters: {
-        path: {
-          workspace_id: string;
-          user_id: string;
-        };
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "role": "member"
-           * }
-           */
-          "application/json": {
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Member"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateWorkspaceMember"];
   };
   "/api/v1/workspaces/{workspace_id}/invitations": {
     /**
      * Pending invitations: sent and not yet accepted, newest first (expired ones included)
      * @description Owner/admin of the workspace; a key: workspaces:read, as for the members list. An invitation whose `expires_at` has passed is listed until it is resent or revoked.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-        path: {
-          workspace_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["InvitationList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWorkspaceInvitations"];
   };
   "/api/v1/workspaces/{workspace_id}/invitations/{invitation_id}/resend": {
     /**
      * Send the invitation e-mail again, with a new token valid 7 days; the old link stops working
-     * @description Owner/admin of the workspace (only an owner resends an owner invitation); a key: workspaces:write. The earlier e-mail’s token is replaced: accepting with it then fails with 400 INVALID_TOKEN. An accepted or revoked invitation is 404.
+     * @description Owner/admin of the workspace (only an owner resends an owner invitation); a key: workspaces:write. The earlier e-mail’s token is replaced: accepting with it then fails with 400 INVALID_TOKEN. An accepted or revoked invitation is 404. At most 3 resends per address per rolling hour; beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, and the invitation and its current link stay as they were.
      */
-    post: {
-      parameters: {
-        path: {
-          workspace_id: string;
-          invitation_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Invitation"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["resendWorkspaceInvitation"];
   };
   "/api/v1/workspaces/{workspace_id}/invitations/{invitation_id}": {
     /**
      * Revoke a pending invitation: its link then fails (400 INVALID_TOKEN)
      * @description Owner/admin of the workspace; a key: workspaces:write. An accepted invitation is 404.
      */
-    delete: {
-      parameters: {
-        path: {
-          workspace_id: string;
-          invitation_id: string;
-        };
-      };
-      responses: {
-        /** @description Revoked */
-        204: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: never;
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["revokeWorkspaceInvitation"];
   };
   "/api/v1/workspaces/invitations/accept": {
     /** Accept an invitation with its token (signed in as the invited e-mail) */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "token": "k3Jx9QvB2mW7tYc4Lp0sRf8Hd6Ng1Za5"
-           * }
-           */
-          "application/json": {
-            token: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          content: {
-            "application/json": components["schemas"]["Workspace"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["acceptWorkspaceInvitation"];
   };
   "/api/v1/geofences": {
     /** List geofences, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description Only enabled (true) or disabled (false) geofences */
-          enabled?: boolean;
-          /** @description Exact external_id */
-          external_id?: string;
-          /** @description Case-insensitive substring of the name */
-          q?: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["GeofenceList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listGeofences"];
     /**
      * Create a geofence (polygon or circle)
      * @description Validates the geometry (see the `geometry` field) and stores its normalised form with its bbox.
      */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Berlin depot",
-           *   "description": "Loading yard and gate",
-           *   "external_id": "depot-berlin",
-           *   "geometry": {
-           *     "type": "Polygon",
-           *     "coordinates": [
-           *       [
-           *         [
-           *           13.3777,
-           *           52.5163
-           *         ],
-           *         [
-           *           13.3777,
-           *           52.5155
-           *         ],
-           *         [
-           *           13.3795,
-           *           52.5155
-           *         ],
-           *         [
-           *           13.3795,
-           *           52.5163
-           *         ],
-           *         [
-           *           13.3777,
-           *           52.5163
-           *         ]
-           *       ]
-           *     ]
-           *   },
-           *   "metadata": {
-           *     "region": "north"
-           *   },
-           *   "enabled": true,
-           *   "dwell_seconds": null,
-           *   "exit_buffer_m": null,
-           *   "max_accuracy_m": null
-           * }
-           */
-          "application/json": {
-            name: string;
-            description?: string | null;
-            /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
-            external_id?: string | null;
-            geometry: components["schemas"]["GeofenceGeometryInput"];
-            /** @description Free-form; copied into webhook payloads as `geofence_metadata` (JSON object; keys kept exactly; nests at most 16 levels) */
-            metadata?: {
-              [key: string]: unknown;
-            };
-            /** @default true */
-            enabled?: boolean;
-            /** @description Seconds, 60..86,400. A device that stays inside this long after an `enter` gets one `dwell` event for that visit, at enter time + dwell_seconds, whether or not it reports again (a durable timer; an `exit` before then cancels it). null = no dwell events. */
-            dwell_seconds?: number | null;
-            /** @description Metres, 1..1,000. Once inside, a device stays inside until it is more than this many metres outside the geometry (from the nearest boundary point, or from the circle): no enter/exit flapping on an edge. null = exit as soon as the point is outside. */
-            exit_buffer_m?: number | null;
-            /** @description Metres, 1..10,000. A location whose `accuracy` is larger (worse) than this changes nothing for this geofence (no enter, no exit); a location without `accuracy` counts. null = every location counts. */
-            max_accuracy_m?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Geofence"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createGeofence"];
   };
   "/api/v1/geofences/batch": {
     /**
      * Create or update (by external_id) up to 1000 geofences; also takes GeoJSON
      * @description Each item is handled as POST /geofences would handle it and lands in `created`, `updated` or `rejected`; see the request body for the rules.
      */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "geofences": [
-           *     {
-           *       "name": "Berlin depot (north gate)",
-           *       "description": "Loading yard and gate",
-           *       "external_id": "depot-berlin",
-           *       "geometry": {
-           *         "type": "Polygon",
-           *         "coordinates": [
-           *           [
-           *             [
-           *               13.3777,
-           *               52.5163
-           *             ],
-           *             [
-           *               13.3777,
-           *               52.5155
-           *             ],
-           *             [
-           *               13.3795,
-           *               52.5155
-           *             ],
-           *             [
-           *               13.3795,
-           *               52.5163
-           *             ],
-           *             [
-           *               13.3777,
-           *               52.5163
-           *             ]
-           *           ]
-           *         ]
-           *       },
-           *       "metadata": {
-           *         "region": "north"
-           *       },
-           *       "enabled": true,
-           *       "dwell_seconds": null,
-           *       "exit_buffer_m": null,
-           *       "max_accuracy_m": null
-           *     },
-           *     {
-           *       "name": "Mitte drop-off",
-           *       "external_id": "drop-mitte",
-           *       "geometry": {
-           *         "type": "Circle",
-           *         "coordinates": [
-           *           13.405,
-           *           52.52
-           *         ],
-           *         "radius": 250
-           *       },
-           *       "dwell_seconds": 300
-           *     },
-           *     {
-           *       "name": "Bow tie",
-           *       "geometry": {
-           *         "type": "Polygon",
-           *         "coordinates": [
-           *           [
-           *             [
-           *               13.4,
-           *               52.5
-           *             ],
-           *             [
-           *               13.42,
-           *               52.52
-           *             ],
-           *             [
-           *               13.42,
-           *               52.5
-           *             ],
-           *             [
-           *               13.4,
-           *               52.52
-           *             ],
-           *             [
-           *               13.4,
-           *               52.5
-           *             ]
-           *           ]
-           *         ]
-           *       }
-           *     }
-           *   ]
-           * }
-           */
-          "application/json": components["schemas"]["GeofenceBatchRequest"];
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["GeofenceBatchResult"];
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body too large; request body larger than 5 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["upsertGeofences"];
   };
   "/api/v1/geofences/export": {
     /**
@@ -3029,5643 +194,286 @@ export interface paths {
      * (new ids and timestamps; a Feature whose `external_id` exists updates that geofence instead).
      * Content-Type `application/geo+json`.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Only enabled (true) or disabled (false) geofences */
-          enabled?: boolean;
-          /** @description Case-insensitive substring of the name */
-          q?: string;
-        };
-      };
-      responses: {
-        /** @description The FeatureCollection */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/geo+json": components["schemas"]["GeofenceFeatureCollection"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["exportGeofences"];
   };
   "/api/v1/geofences/contains": {
     /**
      * Enabled geofences containing a point
      * @description Answered by the same in-memory index as location evaluation; a point on a boundary is inside. Writes made through this node show at once; writes made through another node within a short interval (GEOFENCE_INDEX_CHECK_MS, default 250 ms).
      */
-    get: {
-      parameters: {
-        query: {
-          /** @description Longitude, −180..180 */
-          lng: number;
-          /** @description Latitude, −90..90 */
-          lat: number;
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["GeofenceList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listGeofencesContainingPoint"];
   };
   "/api/v1/geofences/{geofence_id}": {
     /** One geofence */
-    get: {
-      parameters: {
-        path: {
-          geofence_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Geofence"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getGeofence"];
     /** Delete a geofence */
-    delete: {
-      parameters: {
-        path: {
-          geofence_id: string;
-        };
-      };
-      responses: {
-        /** @description Deleted */
-        204: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: never;
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["deleteGeofence"];
     /** Update a geofence (partial) */
-    patch: {
-      parameters: {
-        path: {
-          geofence_id: string;
-        };
-      };
-      /** @description Partial update: absent fields keep their value; `geometry` and `metadata` are replaced whole */
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Berlin depot (north gate)",
-           *   "enabled": false
-           * }
-           */
-          "application/json": {
-            name?: string;
-            description?: string | null;
-            /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
-            external_id?: string | null;
-            geometry?: components["schemas"]["GeofenceGeometryInput"];
-            /** @description Replaces the metadata whole (JSON object; keys kept exactly; nests at most 16 levels) */
-            metadata?: {
-              [key: string]: unknown;
-            };
-            enabled?: boolean;
-            /** @description Seconds, 60..86,400. A device that stays inside this long after an `enter` gets one `dwell` event for that visit, at enter time + dwell_seconds, whether or not it reports again (a durable timer; an `exit` before then cancels it). null = no dwell events. */
-            dwell_seconds?: number | null;
-            /** @description Metres, 1..1,000. Once inside, a device stays inside until it is more than this many metres outside the geometry (from the nearest boundary point, or from the circle): no enter/exit flapping on an edge. null = exit as soon as the point is outside. */
-            exit_buffer_m?: number | null;
-            /** @description Metres, 1..10,000. A location whose `accuracy` is larger (worse) than this changes nothing for this geofence (no enter, no exit); a location without `accuracy` counts. null = every location counts. */
-            max_accuracy_m?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Geofence"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateGeofence"];
   };
   "/api/v1/geofences/{geofence_id}/devices": {
     /**
      * Devices inside a geofence now
      * @description The devices whose latest evaluated location put them inside the geofence (contract §4.5), the latest to enter first, each with the start of its visit (`entered_at`) and whether its `dwell` event happened (`dwelling`). A device leaves the list with its `exit`.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-        path: {
-          geofence_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["GeofenceDeviceList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listGeofenceDevices"];
   };
   "/api/v1/devices": {
     /** List devices, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description Exact external_id */
-          external_id?: string;
-          /** @description Case-insensitive substring of the name or the external_id */
-          q?: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeviceList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listDevices"];
     /** Create a device */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Truck 7",
-           *   "external_id": "truck-7",
-           *   "user_id": "driver-42",
-           *   "metadata": {
-           *     "plate": "B-GF 707"
-           *   }
-           * }
-           */
-          "application/json": {
-            name: string;
-            /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
-            external_id?: string | null;
-            user_id?: string | null;
-            /** @description Free-form JSON object (JSON object; keys kept exactly; nests at most 16 levels) */
-            metadata?: {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Device"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createDevice"];
   };
   "/api/v1/devices/{device_id}": {
     /** One device, with its last location and the geofences it is inside */
-    get: {
-      parameters: {
-        path: {
-          device_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Device"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getDevice"];
     /**
      * Delete a device
      * @description Its locations and tracking sessions go with it; its geofence events stay.
      */
-    delete: {
-      parameters: {
-        path: {
-          device_id: string;
-        };
-      };
-      responses: {
-        /** @description Deleted */
-        204: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: never;
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["deleteDevice"];
     /** Update a device (partial) */
-    patch: {
-      parameters: {
-        path: {
-          device_id: string;
-        };
-      };
-      /** @description Partial update: absent fields keep their value */
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Truck 7 (refrigerated)",
-           *   "metadata": {
-           *     "plate": "B-GF 707",
-           *     "cooled": true
-           *   }
-           * }
-           */
-          "application/json": {
-            name?: string;
-            /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
-            external_id?: string | null;
-            user_id?: string | null;
-            /** @description Replaces the metadata whole (JSON object; keys kept exactly; nests at most 16 levels) */
-            metadata?: {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Device"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateDevice"];
   };
   "/api/v1/devices/positions": {
     /**
      * Every device's last position, as GeoJSON, for a map
      * @description One answer, not paginated: a map draws every device at once. Devices without a location are left out. At most 50,000 devices (the oldest), with `truncated: true` beyond. With GET /stream: read this after `ready`, then apply `location` messages newer than `recorded_at`.
      */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DevicePositions"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listDevicePositions"];
   };
   "/api/v1/stream/tokens": {
     /**
      * A 60-second token to open the event stream with EventSource
      * @description EventSource cannot send headers: pass the token as `GET /stream?token=…`. It names the workspace, the login session or API key, and the stream scopes the caller holds (`devices:read`, `events:read`); the session or key must still be valid when the stream opens.
      */
-    post: {
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["StreamToken"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials hold none of the scopes `devices:read`, `events:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createStreamToken"];
   };
   "/api/v1/stream": {
     /**
      * The workspace's live positions and geofence events (server-sent events)
      * @description Credentials: `?token=` (a stream token) or the usual `Authorization`/`X-API-Key` header (fetch streaming). Bad or expired credentials are a JSON 401 before any stream byte.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Comma-separated: `locations` (needs `devices:read`), `events` (needs `events:read`). Default: those the credentials may read; naming one they may not is 403. */
-          topics?: string;
-        };
-      };
-      responses: {
-        /** @description The event stream */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "text/event-stream": string;
-          };
-        };
-        /** @description Missing, invalid or expired credentials or stream token */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials hold none of the scopes `devices:read`, `events:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["openStream"];
   };
   "/api/v1/devices/{device_id}/locations": {
     /** A device's locations, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description timestamp ≥ from */
-          from?: string;
-          /** @description timestamp ≤ to */
-          to?: string;
-          /** @description Only locations of this tracking session */
-          session_id?: string;
-        };
-        path: {
-          device_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["LocationList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listDeviceLocations"];
     /** Record a location and evaluate it against the geofences */
-    post: {
-      parameters: {
-        path: {
-          device_id: string;
-        };
-      };
-      /** @description Give the position as `point` (a GeoJSON Point) or as `coordinates` (`[lng, lat]`), exactly one; lng −180..180, lat −90..90 (otherwise 422). `timestamp` defaults to the receive time and may be at most 10 minutes ahead of the server clock. A location older than the device's newest evaluated one is stored with `out_of_order: true` and produces no events. `metadata` becomes `event_metadata` of the events. */
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "point": {
-           *     "type": "Point",
-           *     "coordinates": [
-           *       13.3785,
-           *       52.5159
-           *     ]
-           *   },
-           *   "timestamp": "2026-03-10T12:10:00.000Z",
-           *   "accuracy": 5,
-           *   "speed": 8.3,
-           *   "heading": 90,
-           *   "metadata": {
-           *     "trip": "T-1001"
-           *   }
-           * }
-           */
-          "application/json": {
-            /** @description GeoJSON Point */
-            point?: {
-              /** @enum {string} */
-              type: "Point";
-              /** @description [lng, lat] or [lng, lat, altitude] */
-              coordinates: number[];
-            };
-            /** @description [lng, lat] */
-            coordinates?: number[];
-            /**
-             * Format: date-time
-             * @description When the fix was taken
-             */
-            timestamp?: string | null;
-            /** @description Horizontal accuracy, metres */
-            accuracy?: number | null;
-            /** @description Metres per second */
-            speed?: number | null;
-            /** @description Degrees from north */
-            heading?: number | null;
-            /** @description Metres */
-            altitude?: number | null;
-            /** @description Free-form; `event_metadata` of its events (JSON object; keys kept exactly; nests at most 16 levels) */
-            metadata?: {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": {
-              location: components["schemas"]["Location"];
-              /** @description The geofence events this location produced */
-              events: components["schemas"]["Event"][];
-            };
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createLocation"];
   };
   "/api/v1/locations/batch": {
     /** Record up to 1000 locations of any devices of the workspace */
-    post: {
-      /** @description 1..1000 items, body up to 5 MiB. Each item is checked on its own: a bad item is listed in `rejected` with its index (its `detail` a message or the 422 issue list, `loc` starting `["body", "locations", <index>]`) and the others are still stored. Items of one device are applied in timestamp order. */
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "locations": [
-           *     {
-           *       "device_external_id": "truck-7",
-           *       "coordinates": [
-           *         13.3785,
-           *         52.5159
-           *       ],
-           *       "timestamp": "2026-03-10T12:10:00.000Z"
-           *     },
-           *     {
-           *       "device_id": "0197a0c2-3b16-7fa7-8384-1f2031415161",
-           *       "coordinates": [
-           *         13.3801,
-           *         52.5171
-           *       ],
-           *       "timestamp": "2026-03-10T12:10:30.000Z"
-           *     },
-           *     {
-           *       "device_external_id": "truck-9",
-           *       "coordinates": [
-           *         200,
-           *         52.5
-           *       ]
-           *     }
-           *   ]
-           * }
-           */
-          "application/json": {
-            locations: ({
-                /** @description The device (or give device_external_id) */
-                device_id?: string;
-                /** @description Your id of the device; unknown ids create the device */
-                device_external_id?: string;
-                /** @description GeoJSON Point */
-                point?: {
-                  /** @enum {string} */
-                  type: "Point";
-                  /** @description [lng, lat] or [lng, lat, altitude] */
-                  coordinates: number[];
-                };
-                /** @description [lng, lat] */
-                coordinates?: number[];
-                /**
-                 * Format: date-time
-                 * @description When the fix was taken
-                 */
-                timestamp?: string | null;
-                /** @description Horizontal accuracy, metres */
-                accuracy?: number | null;
-                /** @description Metres per second */
-                speed?: number | null;
-                /** @description Degrees from north */
-                heading?: number | null;
-                /** @description Metres */
-                altitude?: number | null;
-                /** @description Free-form; `event_metadata` of its events (JSON object; keys kept exactly; nests at most 16 levels) */
-                metadata?: {
-                  [key: string]: unknown;
-                };
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": {
-              /** @description Items stored */
-              accepted: number;
-              rejected: ({
-                  index: number;
-                  detail: string | components["schemas"]["ValidationIssue"][];
-                })[];
-              /** @description Events produced by the batch, in the order they happened */
-              events: components["schemas"]["Event"][];
-            };
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body too large; request body larger than 5 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createLocationBatch"];
   };
   "/api/v1/events": {
     /**
      * Geofence events, newest first
      * @description Ordered by `occurred_at` (the location timestamp), newest first; `from`/`to` are inclusive (`from` after `to` → 422 `value_error` at `["query", "from"]`).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          device_id?: string;
-          geofence_id?: string;
-          event_type?: "enter" | "exit" | "dwell";
-          /** @description occurred_at ≥ from */
-          from?: string;
-          /** @description occurred_at ≤ to */
-          to?: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["EventList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `events:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listEvents"];
   };
   "/api/v1/events/{event_id}": {
     /** One geofence event (by its record id) */
-    get: {
-      parameters: {
-        path: {
-          /** @description The event record id */
-          event_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Event"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `events:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getEvent"];
   };
   "/api/v1/devices/{device_id}/sessions": {
     /**
      * Start a tracking session on a device
      * @description Locations received while it is active carry its id and update its summary. A device has at most one active session: a second start → 400 `SESSION_ACTIVE`.
      */
-    post: {
-      parameters: {
-        path: {
-          device_id: string;
-        };
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "metadata": {
-           *     "trip": "T-1001"
-           *   }
-           * }
-           */
-          "application/json": {
-            /** @description Free-form JSON object (JSON object; keys kept exactly; nests at most 16 levels) */
-            metadata?: {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["TrackingSession"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["startTrackingSession"];
   };
   "/api/v1/sessions/{session_id}/stop": {
     /**
      * Stop (complete) a tracking session
      * @description Stopping a completed session → 400.
      */
-    post: {
-      parameters: {
-        path: {
-          session_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["TrackingSession"];
-          };
-        };
-        /** @description Invalid input or business rule violation */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["stopTrackingSession"];
   };
   "/api/v1/sessions": {
     /** Tracking sessions, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          device_id?: string;
-          status?: "active" | "completed";
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["TrackingSessionList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listTrackingSessions"];
   };
   "/api/v1/sessions/{session_id}": {
     /** One tracking session with its summary */
-    get: {
-      parameters: {
-        path: {
-          session_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["TrackingSession"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getTrackingSession"];
   };
   "/api/v1/sessions/{session_id}/locations": {
     /** A session's locations, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-        path: {
-          session_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["LocationList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listTrackingSessionLocations"];
   };
   "/api/v1/webhooks": {
     /** List webhooks, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description Only enabled (true) or disabled (false) webhooks */
-          enabled?: boolean;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WebhookList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWebhooks"];
     /**
      * Create a webhook
      * @description The response carries the signing secret (`whsec_…`). A url whose host is a literal loopback, private, link-local, CGNAT, multicast or metadata IP address (in any spelling) → 400 VALIDATION_ERROR unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true. Reserved custom headers, invalid header names, another url scheme and geofence ids outside the workspace → 422. Subscriptions apply when an event is dispatched: a moment after it is stored in a workspace with an enabled webhook, as it is stored (to nobody) in a workspace without one. A new or re-enabled webhook therefore receives the events recorded from about then on, never older ones.
      */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Dispatch system",
-           *   "url": "https://hooks.example.com/geofence",
-           *   "headers": {
-           *     "X-Team": "dispatch"
-           *   },
-           *   "events": [
-           *     "geofence.enter",
-           *     "geofence.exit"
-           *   ],
-           *   "rate_limit_per_minute": 60
-           * }
-           */
-          "application/json": {
-            name: string;
-            /** @description http(s) address of the receiver, naming its host (`http:///x` is refused). Unless WEBHOOK_ALLOW_PRIVATE_TARGETS is true, a literal loopback, private, link-local, CGNAT, multicast or metadata IP address is refused (400), and a host name resolving to one fails the delivery attempt. */
-            url: string;
-            /**
-             * @description Delivery method (GET sends no body)
-             * @default POST
-             * @enum {string}
-             */
-            method?: "POST" | "PUT" | "PATCH" | "GET";
-            /**
-             * @description Content-Type of delivery requests; the body is the JSON payload whatever this says
-             * @default application/json
-             */
-            content_type?: string;
-            /**
-             * @description Per-attempt timeout, 1..60 s
-             * @default 30
-             */
-            timeout_seconds?: number;
-            /** @description Custom headers added to every delivery (name → value). Names must be valid HTTP header names; the headers the service sets itself (X-SVC-*, X-Geofencing-Service-*, X-Idempotency-Key, Content-Type, Content-Length, Host, User-Agent, and connection-level headers) cannot be set here. */
-            headers?: {
-              [key: string]: string;
-            };
-            /**
-             * @description Deliveries per minute to this webhook; more wait for a later minute (not an attempt)
-             * @default 60
-             */
-            rate_limit_per_minute?: number;
-            /**
-             * @description Subscribed event types (default `geofence.enter` and `geofence.exit`; `geofence.dwell` only when listed: one per visit that lasts the geofence's `dwell_seconds`). `webhook.test` cannot be listed: the test endpoint sends it whatever this says.
-             * @default [
-             *   "geofence.enter",
-             *   "geofence.exit"
-             * ]
-             */
-            events?: ("geofence.enter" | "geofence.exit" | "geofence.dwell")[];
-            /** @description Deliver only events of these geofences of the workspace; null = every geofence */
-            geofence_ids?: string[] | null;
-            /** @default true */
-            enabled?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["CreatedWebhook"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createWebhook"];
   };
   "/api/v1/webhooks/{webhook_id}": {
     /** One webhook (without its secret) */
-    get: {
-      parameters: {
-        path: {
-          webhook_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Webhook"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getWebhook"];
     /**
      * Delete a webhook
      * @description Its delivery records stay, with `webhook_id` null.
      */
-    delete: {
-      parameters: {
-        path: {
-          webhook_id: string;
-        };
-      };
-      responses: {
-        /** @description Deleted */
-        204: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: never;
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["deleteWebhook"];
     /**
      * Update a webhook (partial)
      * @description A url whose host is a literal loopback, private, link-local, CGNAT, multicast or metadata IP address (in any spelling) → 400 VALIDATION_ERROR unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true. Reserved custom headers, invalid header names, another url scheme and geofence ids outside the workspace → 422.
      */
-    patch: {
-      parameters: {
-        path: {
-          webhook_id: string;
-        };
-      };
-      /** @description Partial update: absent fields keep their value */
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "events": [
-           *     "geofence.enter"
-           *   ],
-           *   "geofence_ids": [
-           *     "0197a0c2-3b15-7e96-9273-0e1f20314151"
-           *   ]
-           * }
-           */
-          "application/json": {
-            name?: string;
-            /** @description http(s) address of the receiver, naming its host (`http:///x` is refused). Unless WEBHOOK_ALLOW_PRIVATE_TARGETS is true, a literal loopback, private, link-local, CGNAT, multicast or metadata IP address is refused (400), and a host name resolving to one fails the delivery attempt. */
-            url?: string;
-            /**
-             * @description Delivery method (GET sends no body)
-             * @enum {string}
-             */
-            method?: "POST" | "PUT" | "PATCH" | "GET";
-            /** @description Content-Type of delivery requests; the body is the JSON payload whatever this says */
-            content_type?: string;
-            /** @description Per-attempt timeout, 1..60 s */
-            timeout_seconds?: number;
-            /** @description Custom headers added to every delivery (name → value). Names must be valid HTTP header names; the headers the service sets itself (X-SVC-*, X-Geofencing-Service-*, X-Idempotency-Key, Content-Type, Content-Length, Host, User-Agent, and connection-level headers) cannot be set here. Replaces the headers whole. */
-            headers?: {
-              [key: string]: string;
-            };
-            /** @description Deliveries per minute to this webhook; more wait for a later minute (not an attempt) */
-            rate_limit_per_minute?: number;
-            /** @description Subscribed event types (default `geofence.enter` and `geofence.exit`; `geofence.dwell` only when listed: one per visit that lasts the geofence's `dwell_seconds`). `webhook.test` cannot be listed: the test endpoint sends it whatever this says. */
-            events?: ("geofence.enter" | "geofence.exit" | "geofence.dwell")[];
-            /** @description Deliver only events of these geofences of the workspace; null = every geofence */
-            geofence_ids?: string[] | null;
-            enabled?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Webhook"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateWebhook"];
   };
   "/api/v1/webhooks/{webhook_id}/secret": {
     /**
      * The signing secret of a webhook
      * @description Needs `webhooks:write`: whoever holds the secret can forge deliveries.
      */
-    get: {
-      parameters: {
-        path: {
-          webhook_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WebhookSecret"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getWebhookSecret"];
   };
   "/api/v1/webhooks/{webhook_id}/rotate-secret": {
     /**
      * Replace the signing secret
      * @description Answers the new secret. The old one stops at once: every later attempt, including retries of earlier deliveries, is signed with the new secret.
      */
-    post: {
-      parameters: {
-        path: {
-          webhook_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WebhookSecret"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["rotateWebhookSecret"];
   };
   "/api/v1/webhooks/deliveries": {
     /**
      * The workspace's deliveries across all webhooks, newest first
      * @description The delivery log of every webhook of the workspace (deliveries of deleted webhooks included, with `webhook_id` null). Filters are optional and combine with AND; `from`/`to` bound `created_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`). Newest first (`created_at`, then id).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description Only deliveries of this webhook (one not in the workspace matches nothing) */
-          webhook_id?: string;
-          /** @description Only deliveries in this state */
-          status?: "pending" | "success" | "failed";
-          /** @description Only deliveries of this event type */
-          event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
-          /** @description Only deliveries whose last attempt got an HTTP status of this class (`2xx`…`5xx`), or `none`: an attempt was made and the last one got no HTTP response (timeout, network error, connection refused, private target refused). Deliveries not attempted yet match no class. */
-          status_class?: "2xx" | "3xx" | "4xx" | "5xx" | "none";
-          /** @description created_at ≥ from (inclusive) */
-          from?: string;
-          /** @description created_at ≤ to (inclusive) */
-          to?: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeliveryList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listDeliveries"];
   };
   "/api/v1/webhooks/{webhook_id}/deliveries": {
     /**
      * A webhook's deliveries, newest first
      * @description Filters are optional and combine with AND; `from`/`to` bound `created_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`). Newest first (`created_at`, then id).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description Only deliveries in this state */
-          status?: "pending" | "success" | "failed";
-          /** @description Only deliveries of this event type */
-          event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
-          /** @description Only deliveries whose last attempt got an HTTP status of this class (`2xx`…`5xx`), or `none`: an attempt was made and the last one got no HTTP response (timeout, network error, connection refused, private target refused). Deliveries not attempted yet match no class. */
-          status_class?: "2xx" | "3xx" | "4xx" | "5xx" | "none";
-          /** @description created_at ≥ from (inclusive) */
-          from?: string;
-          /** @description created_at ≤ to (inclusive) */
-          to?: string;
-        };
-        path: {
-          webhook_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeliveryList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWebhookDeliveries"];
   };
   "/api/v1/webhooks/deliveries/{delivery_id}": {
     /**
      * A delivery with its request and attempts
      * @description The record, `request_body` (the bytes every attempt sends) and each attempt with the headers it was sent with (`request_headers`, custom header values masked) and the receiver's status and first 1 KiB of its answer.
      */
-    get: {
-      parameters: {
-        path: {
-          delivery_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeliveryDetail"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getDelivery"];
   };
   "/api/v1/webhooks/deliveries/{delivery_id}/retry": {
     /**
      * Retry a delivery now
      * @description A `pending` delivery waiting for its next attempt becomes due now (`next_retry_at` = now; the attempt counter goes on, the rate limit still applies) → 202 with the same `delivery_id`. A `failed` (dead-lettered) delivery is retried exactly as POST /webhooks/dlq/{dlq_id}/retry does → 202 with the NEW `delivery_id`. 409 `CONFLICT` for a delivery that succeeded, or one being attempted at this moment (wait for its outcome). 404 for a delivery whose webhook was deleted.
      */
-    post: {
-      parameters: {
-        path: {
-          delivery_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeliveryRetryAccepted"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Conflict */
-        409: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["retryDelivery"];
   };
   "/api/v1/webhooks/{webhook_id}/test": {
     /**
      * Send a `webhook.test` delivery
      * @description Queues a signed delivery of event type `webhook.test`; follow it with GET /webhooks/deliveries/{delivery_id}.
      */
-    post: {
-      parameters: {
-        path: {
-          webhook_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": {
-              /** @description UUID (version 7) */
-              delivery_id: string;
-            };
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["testWebhook"];
   };
   "/api/v1/webhooks/dlq": {
     /**
      * Dead-letter entries, newest first
      * @description Newest first (`queued_at`, then id). Filters are optional and combine with AND; `from`/`to` bound `queued_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description Only entries that were (not) retried */
-          requeued?: boolean;
-          /** @description Only entries of this webhook */
-          webhook_id?: string;
-          /** @description Only entries of this event type */
-          event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
-          /** @description queued_at ≥ from (inclusive) */
-          from?: string;
-          /** @description queued_at ≤ to (inclusive) */
-          to?: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeadLetterEntryList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listDeadLetters"];
   };
   "/api/v1/webhooks/dlq/stats": {
     /** Dead-letter statistics */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeadLetterStats"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getDeadLetterStats"];
   };
   "/api/v1/webhooks/dlq/{dlq_id}/retry": {
     /**
      * Retry a dead-lettered delivery
      * @description Creates a new delivery (attempt counter 0, same payload and `X-Idempotency-Key`) and marks the entry requeued.
      */
-    post: {
-      parameters: {
-        path: {
-          dlq_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeliveryRetryAccepted"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["retryDeadLetter"];
   };
   "/api/v1/webhooks/dlq/retry": {
     /**
      * Retry many dead-lettered deliveries
      * @description Each id is handled exactly as POST /webhooks/dlq/{dlq_id}/retry would handle it: retried (a new delivery, the entry marked requeued; an entry already requeued is retried again) or reported in `failed` with the error code and detail that retry would answer (`NOT_FOUND` for an unknown id, another workspace's, or an entry whose webhook was deleted). All ids are handled in one transaction: an unexpected failure (500) retries none. 1..100 distinct ids, else 422.
      */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "dlq_ids": [
-           *     "0197a0c2-3b1c-750d-89ea-718191a1b1c1",
-           *     "0197a0c2-3b1c-750d-89ea-718191a1b1c2"
-           *   ]
-           * }
-           */
-          "application/json": components["schemas"]["DeadLetterBulkRetryRequest"];
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["DeadLetterBulkRetryResult"];
-          };
-        };
-        /** @description Malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["retryDeadLetters"];
   };
   "/api/v1/workflows": {
     /** List workflows, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description Only enabled (true) or disabled (false) workflows */
-          enabled?: boolean;
-          /** @description Only workflows triggered by this geofence */
-          geofence_id?: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WorkflowList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWorkflows"];
     /**
      * Create a workflow
      * @description Secrets in action configs are stored encrypted and answered masked. A trigger geofence that is not the workspace’s → 404 "Geofence not found". A bad action config → 422 at `["body","actions",<i>,"config",…]`; an unknown type → 422 at its `type`; a template that does not parse, a missing secret or a `webhook_id` that is not a webhook of the workspace → 422 at its field. An outbound target (chat webhook URL, Twilio base URL, AWS endpoint, database host) that is a literal loopback, private, link-local, CGNAT, multicast or metadata address → 400 unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true; a host name resolving to one fails the attempt.
      */
-    post: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "name": "Truck 7 at the depot",
-           *   "description": "Tell the dispatcher and log the arrival",
-           *   "trigger": {
-           *     "geofence_id": "0197a0c2-3b15-7e96-9273-0e1f20314151",
-           *     "event_types": [
-           *       "enter"
-           *     ]
-           *   },
-           *   "actions": [
-           *     {
-           *       "type": "slack",
-           *       "config": {
-           *         "webhook_url": "https://hooks.slack.com/services/T0001/B0002/abcdefghijklmnopqrstuvwx",
-           *         "message": ":truck: {{device.name}} entered {{geofence.name}} at {{occurred_at}}"
-           *       }
-           *     },
-           *     {
-           *       "type": "sms",
-           *       "config": {
-           *         "to": "+14155550123",
-           *         "from": "+14155550100",
-           *         "account_sid": "AC0123456789abcdef0123456789abcdef",
-           *         "auth_token": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
-           *         "body": "{{device.name}} is at {{geofence.name}}"
-           *       }
-           *     },
-           *     {
-           *       "type": "database",
-           *       "config": {
-           *         "connection_url": "postgres://warehouse:s3cret-pass@db.example.com:5432/ops",
-           *         "table": "geofence_events"
-           *       }
-           *     },
-           *     {
-           *       "type": "webhook",
-           *       "config": {
-           *         "webhook_id": "0197a0c2-3b1a-73eb-87c8-5161718191a1"
-           *       }
-           *     }
-           *   ]
-           * }
-           */
-          "application/json": {
-            name: string;
-            description?: string | null;
-            trigger: components["schemas"]["WorkflowTrigger"];
-            /** @description 1..10 actions, run independently of each other */
-            actions: components["schemas"]["WorkflowAction"][];
-            /** @default true */
-            enabled?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            ETag: components["headers"]["ETag"];
-          };
-          content: {
-            "application/json": components["schemas"]["Workflow"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createWorkflow"];
   };
   "/api/v1/workflows/{workflow_id}": {
     /** One workflow */
-    get: {
-      parameters: {
-        path: {
-          workflow_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            ETag: components["headers"]["ETag"];
-          };
-          content: {
-            "application/json": components["schemas"]["Workflow"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getWorkflow"];
     /**
      * Delete a workflow
      * @description Its runs go with it and actions not yet done are not attempted again. Deliveries of its `webhook` actions stay in the webhook’s history.
      */
-    delete: {
-      parameters: {
-        path: {
-          workflow_id: string;
-        };
-      };
-      responses: {
-        /** @description Deleted */
-        204: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: never;
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["deleteWorkflow"];
     /**
      * Update a workflow (partial)
      * @description Disabling it, or changing its trigger, applies to events dispatched from then on; runs already started finish. Secrets left out of `actions` (or sent back masked) are kept from the action at the same position of the version the change applies to. With `If-Match: "<version>"` (the ETag of the answer the client read) the change applies only to that version: after anyone else’s change → 412 `PRECONDITION_FAILED` and nothing is changed; an If-Match that is not `*` or quoted tags → 400. Without it, the change applies to the current version (409 `CONFLICT` in the rare case that other changes keep landing first: try again). A trigger geofence that is not the workspace’s → 404 "Geofence not found". A bad action config → 422 at `["body","actions",<i>,"config",…]`; an unknown type → 422 at its `type`; a template that does not parse, a missing secret or a `webhook_id` that is not a webhook of the workspace → 422 at its field. An outbound target (chat webhook URL, Twilio base URL, AWS endpoint, database host) that is a literal loopback, private, link-local, CGNAT, multicast or metadata address → 400 unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true; a host name resolving to one fails the attempt.
      */
-    patch: {
-      parameters: {
-        header?: {
-          /** @description The ETag of the version the change is based on (`"3"`), or `*`: otherwise 412 and nothing changes */
-          "if-match"?: string;
-        };
-        path: {
-          workflow_id: string;
-        };
-      };
-      /** @description Partial update: absent fields keep their value */
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "enabled": false
-           * }
-           */
-          "application/json": {
-            name?: string;
-            description?: string | null;
-            trigger?: components["schemas"]["WorkflowTrigger"];
-            /** @description Replaces the actions whole. A secret left out (or sent back masked, as answered) keeps the value stored for the action at the same position, when that action has the same type. */
-            actions?: components["schemas"]["WorkflowAction"][];
-            enabled?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            ETag: components["headers"]["ETag"];
-          };
-          content: {
-            "application/json": components["schemas"]["Workflow"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Conflict */
-        409: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The record changed since the version `If-Match` names (see its `ETag`) */
-        412: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateWorkflow"];
   };
   "/api/v1/workflows/{workflow_id}/runs": {
     /**
      * Runs of a workflow, newest first
      * @description Each run lists its actions with their status, attempt count and last error.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-          /** @description Only runs in this status */
-          status?: "pending" | "success" | "failed";
-        };
-        path: {
-          workflow_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WorkflowRunList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWorkflowRuns"];
   };
   "/api/v1/workflows/{workflow_id}/runs/{run_id}": {
     /**
      * One run with every attempt of every action
      * @description A `webhook` action’s attempts are its delivery’s (also at GET /webhooks/deliveries/{delivery_id}).
      */
-    get: {
-      parameters: {
-        path: {
-          workflow_id: string;
-          run_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WorkflowRunDetail"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getWorkflowRun"];
   };
   "/api/v1/workflows/{workflow_id}/test": {
     /**
      * Run the actions once with a sample event
      * @description A sample event of the first trigger event type, in the trigger geofence (at the centre of its bounding box), device "Sample device", event id `workflow_test_<epoch_seconds>`. Recorded as a run with `test: true`; a `webhook` action sends a real signed delivery of that event.
      */
-    post: {
-      parameters: {
-        path: {
-          workflow_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WorkflowTestRun"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["testWorkflow"];
   };
   "/api/v1/workflows/{workflow_id}/runs/{run_id}/retry": {
     /**
      * Queue again the actions of a run that failed for good
      * @description Each failed action starts again with a fresh attempt count, with the workflow’s current config for its position when the type is the same (a corrected URL or key applies), otherwise as it ran. A `webhook` action gets a new delivery. 400 when no action failed.
      */
-    post: {
-      parameters: {
-        path: {
-          workflow_id: string;
-          run_id: string;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["WorkflowRun"];
-          };
-        };
-        /** @description Invalid input or business rule violation */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
-        404: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["retryWorkflowRun"];
   };
   "/api/v1/subscriptions/plans": {
     /** The plans and their limits */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["PlanList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listPlans"];
   };
   "/api/v1/subscriptions/current": {
     /** The workspace's plan and current period (calendar month, UTC) */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Subscription"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getSubscription"];
     /**
      * Change the plan (owner/admin); takes effect at once on every node
      * @description Only plans open to self-service (`self_service: true` in GET /subscriptions/plans: free, pro and business by default) can be chosen here; any other plan, enterprise always, answers 403 INSUFFICIENT_PERMISSIONS asking to contact us, and an operator assigns it. Limits and quota states are re-read at once; a workspace blocked or throttled by its event quota is released if the new quota allows it. Operator-set custom limits are cleared.
      */
-    put: {
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *   "plan": "pro"
-           * }
-           */
-          "application/json": {
-            /** @enum {string} */
-            plan: "free" | "pro" | "business" | "enterprise";
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Subscription"];
-          };
-        };
-        /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
-        400: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:write`; the user is a member (owner or admin required) */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request body larger than 1 MiB */
-        413: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Content-Type other than application/json */
-        415: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    put: operations["changePlan"];
   };
   "/api/v1/subscriptions/usage": {
     /**
      * Usage of this period against the plan limits, with a daily series
      * @description Events are this period’s geofence events (the quota basis). `daily.api_requests` counts API-key requests; other nodes’ counts appear within about 10 s (they are flushed periodically).
      */
-    get: {
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Usage"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getUsage"];
   };
   "/api/v1/subscriptions/invoices": {
     /** Invoices of closed periods, newest first (computed, not charged) */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items to skip, 0..1,000,000 (default 0) */
-          offset?: number;
-          /** @description Page size, 1..200 (default 50) */
-          limit?: number;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["InvoiceList"];
-          };
-        };
-        /** @description Missing, invalid or expired credentials */
-        401: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:read` */
-        403: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
-        422: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
-        429: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-            "Retry-After": components["headers"]["Retry-After"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Unexpected server failure */
-        500: {
-          headers: {
-            "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-            "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-            "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listInvoices"];
   };
 }
 
@@ -9975,7 +1783,7 @@ export interface components {
       /** @description Table (optionally `schema.table`) receiving one row per event `(id bigserial, event_id text, event_type text, payload jsonb, created_at timestamptz)`; created if absent */
       table: string;
     };
-    /** @description An automation: when a device has an event of `trigger.event_types` in the trigger geofence, every action runs once, independently, each retried on WEBHOOK_RETRY_SCHEDULE. Templates (`message`, `subject`, `body`) are Mustache over the variables `{{event}}`, `{{event_type}}`, `{{event_id}}`, `{{occurred_at}}`, `{{geofence.id}}`, `{{geofence.name}}`, `{{geofence.metadata.<key>}}`, `{{device.id}}`, `{{device.name}}`, `{{device.external_id}}`, `{{device.user_id}}`, `{{device.metadata.<key>}}`, `{{point.lat}}`, `{{point.lng}}`, `{{metadata.<key>}}`, `{{workflow.id}}`, `{{workflow.name}}`, `{{payload_json}}`, `{{test}}`; an unknown variable renders empty. Values are escaped for the target (Slack `&`, `<`, `>`; plain text for e-mail and SMS; JSON bodies are built by serialisation). */
+    /** @description An automation: when a device has an event of `trigger.event_types` in the trigger geofence, every action runs once, independently, each retried on WEBHOOK_RETRY_SCHEDULE. Templates (`message`, `subject`, `body`) are Mustache over the variables `{{event}}`, `{{event_type}}`, `{{event_id}}`, `{{occurred_at}}`, `{{geofence.id}}`, `{{geofence.name}}`, `{{geofence.metadata.<key>}}`, `{{device.id}}`, `{{device.name}}`, `{{device.external_id}}`, `{{device.user_id}}`, `{{device.metadata.<key>}}`, `{{point.lat}}`, `{{point.lng}}`, `{{metadata.<key>}}`, `{{workflow.id}}`, `{{workflow.name}}`, `{{payload_json}}`, `{{test}}`; an unknown variable renders empty. Values are escaped for the target (Slack `&`, `<`, `>`; plain text for e-mail and SMS; JSON bodies are built by serialisation). Rendering is bounded, per template: at most 65,536 bytes of output (UTF-8, after escaping), 10,000 section iterations (each section body rendered, for an item, a truthy value or an inverted section, nested ones included) and 100,000 rendering steps (tags visited and names looked up). A render stops at the first bound it passes and the attempt fails for good at once, without retries (the same event would stop at the same bound), with an `error_message` naming the bound; fix the template and retry the run. */
     Workflow: {
       /** @description UUID (version 7) */
       id: string;
@@ -10283,4 +2091,9456 @@ export type $defs = Record<string, never>;
 
 export type external = Record<string, never>;
 
-export type operations = Record<string, never>;
+export interface operations {
+
+  /** Liveness: the process is up */
+  getHealth: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            status: "ok";
+          };
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Readiness: the database answers */
+  getReadiness: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            status: "ready" | "unavailable";
+            /** @enum {string} */
+            database: "up" | "down";
+          };
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Default Response */
+      503: {
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            status: "ready" | "unavailable";
+            /** @enum {string} */
+            database: "up" | "down";
+          };
+        };
+      };
+    };
+  };
+  /** Prometheus metrics (needs Authorization: Bearer <METRICS_TOKEN> when that is set) */
+  getMetrics: {
+    responses: {
+      /** @description Prometheus text exposition format */
+      200: {
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        content: {
+          "text/plain": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "text/plain": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "text/plain": components["schemas"]["Error"];
+        };
+      };
+      /** @description The server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "text/plain": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a user and a workspace it owns; sends a verification e-mail
+   * @description Rate limited per client IP: REGISTER_RATE_LIMIT registrations (default 10 per rolling hour), every well-formed request counting, whatever its answer; beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After (whole seconds until one is accepted) and `details {limit, period_seconds}`.
+   */
+  registerUser: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "email": "ada@example.com",
+         *   "password": "correct horse battery staple",
+         *   "name": "Ada Lovelace",
+         *   "workspace_name": "Acme Logistics"
+         * }
+         */
+        "application/json": {
+          /**
+           * Format: email
+           * @description E-mail address
+           */
+          email: string;
+          /** @description 8..128 characters */
+          password: string;
+          name?: string;
+          workspace_name?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        content: {
+          "application/json": {
+            user: components["schemas"]["User"];
+            workspace: components["schemas"]["Workspace"];
+          };
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Exchange e-mail and password for a token pair (failed attempts rate limited per client IP)
+   * @description Failed attempts (wrong e-mail or password, 401) are limited per client IP: LOGIN_RATE_LIMIT (default 5 per rolling minute). Successful sign-ins do not use the budget up. Once it is used up, every attempt from that address gets 429 RATE_LIMIT_EXCEEDED with Retry-After, the right password included, until the oldest failure leaves the window: the limit stops password guessing, so a correct guess is not confirmed while it holds.
+   */
+  logIn: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "email": "ada@example.com",
+         *   "password": "correct horse battery staple"
+         * }
+         */
+        "application/json": {
+          email: string;
+          password: string;
+          workspace_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": components["schemas"]["TokenPair"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace) */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Rotate a refresh token: returns a new access and refresh token (rate limited per user)
+   * @description Presenting a refresh token that was already used revokes its whole session (401).
+   */
+  refreshTokens: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "refresh_token": "eyJhbGciOiJIUzI1NiJ9.eyJ0eXAiOiJyZWZyZXNoIn0.c2lnbmF0dXJl"
+         * }
+         */
+        "application/json": {
+          refresh_token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": components["schemas"]["TokenPair"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** End the current session: its access and refresh tokens stop working at once */
+  logOut: {
+    responses: {
+      /** @description Session ended */
+      204: {
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Get a token pair for another workspace the user belongs to */
+  switchWorkspace: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "workspace_id": "0197a0c2-3b11-7a52-9e3f-6a7b8c9d0e11"
+         * }
+         */
+        "application/json": {
+          workspace_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": components["schemas"]["TokenPair"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace) */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The signed-in user and its workspaces */
+  getCurrentUser: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            /** @description UUID (version 7) */
+            id: string;
+            email: string;
+            name: string | null;
+            email_verified: boolean;
+            /** @description UUID (version 7) */
+            workspace_id: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            workspaces: ({
+                /** @description UUID (version 7) */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "member";
+              })[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            created_at: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Check that an API key is valid; a JWT or a bad key gives 401 */
+  testApiKey: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": {
+            valid: boolean;
+            api_key: {
+              /** @description UUID (version 7) */
+              id: string;
+              name: string;
+              prefix: string;
+              scopes: string[];
+            };
+            /** @description UUID (version 7) */
+            workspace_id: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired an API key */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Confirm an e-mail address with the token from the verification e-mail */
+  verifyEmail: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "token": "k3Jx9QvB2mW7tYc4Lp0sRf8Hd6Ng1Za5"
+         * }
+         */
+        "application/json": {
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            email_verified: boolean;
+          };
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Send the verification e-mail again
+   * @description At most 3 resends per address per rolling hour; beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, and no new link (the last one keeps working). Nothing is sent, nor counted, for an address already verified.
+   */
+  resendVerificationEmail: {
+    responses: {
+      /** @description Default Response */
+      202: {
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            status: "accepted";
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * E-mail a password-reset token (always 202: whether the address exists is not revealed)
+   * @description The answer is the same, after the same work, for every address; the e-mail goes out after it. At most 3 reset e-mails per address per hour (beyond: still 202, no e-mail) and 20 requests per client IP per hour (beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After).
+   */
+  requestPasswordReset: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "email": "ada@example.com"
+         * }
+         */
+        "application/json": {
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            status: "accepted";
+          };
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Set a new password with a reset token; ends every session of the user */
+  confirmPasswordReset: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "token": "k3Jx9QvB2mW7tYc4Lp0sRf8Hd6Ng1Za5",
+         *   "password": "a new, longer passphrase"
+         * }
+         */
+        "application/json": {
+          token: string;
+          /** @description 8..128 characters */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Password changed */
+      204: {
+        content: never;
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** List the workspace’s active API keys */
+  listApiKeys: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ApiKeyList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:read`; the user is a member (owner or admin required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Create an API key; the key is shown once */
+  createApiKey: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Fleet tracker",
+         *   "scopes": [
+         *     "locations:write",
+         *     "devices:read"
+         *   ],
+         *   "expires_at": null
+         * }
+         */
+        "application/json": {
+          name: string;
+          /** @description Scopes; `*` grants all */
+          scopes: ("geofences:read" | "geofences:write" | "devices:read" | "devices:write" | "locations:write" | "events:read" | "workflows:read" | "workflows:write" | "webhooks:read" | "webhooks:write" | "workspaces:read" | "workspaces:write" | "account:read" | "account:write" | "subscriptions:read" | "subscriptions:write" | "*")[];
+          /** Format: date-time */
+          expires_at?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["CreatedApiKey"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write`; the user is a member (owner or admin required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Revoke an API key (at once) */
+  revokeApiKey: {
+    parameters: {
+      path: {
+        api_key_id: string;
+      };
+    };
+    responses: {
+      /** @description Revoked */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write`; the user is a member (owner or admin required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Your account settings */
+  getAccountSettings: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AccountSettings"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:read` */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Change your account settings */
+  updateAccountSettings: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "timezone": "America/New_York",
+         *   "notify_on": [
+         *     "dlq"
+         *   ]
+         * }
+         */
+        "application/json": {
+          timezone?: string;
+          email_notifications?: boolean;
+          notify_on?: ("dlq" | "quota" | "api_key")[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AccountSettings"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write` */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Your notifications, newest first */
+  listNotifications: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        unread?: boolean;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": components["schemas"]["NotificationList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:read` */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Mark one notification read */
+  markNotificationRead: {
+    parameters: {
+      path: {
+        notification_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            /** @description UUID (version 7) */
+            id: string;
+            read: boolean;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write` */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Mark every notification read */
+  markAllNotificationsRead: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            updated: number;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `account:write` */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The workspaces you belong to (an API key: its own) */
+  listWorkspaces: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WorkspaceList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Create a workspace; you become its owner */
+  createWorkspace: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Acme Field Service"
+         * }
+         */
+        "application/json": {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        content: {
+          "application/json": components["schemas"]["Workspace"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** A workspace you belong to, with your role in it (an API key: its own workspace) */
+  getWorkspace: {
+    parameters: {
+      path: {
+        workspace_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Workspace"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Delete the workspace and everything in it (owner of it) */
+  deleteWorkspace: {
+    parameters: {
+      path: {
+        workspace_id: string;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Rename the workspace or change its settings (owner/admin of it; a key: workspaces:write) */
+  updateWorkspace: {
+    parameters: {
+      path: {
+        workspace_id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Acme Logistics EU",
+         *   "settings": {
+         *     "access_token_ttl_seconds": 900
+         *   }
+         * }
+         */
+        "application/json": {
+          name?: string;
+          settings?: {
+            /** @description Access token lifetime, 300..2,592,000 s */
+            access_token_ttl_seconds?: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Workspace"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Members of the workspace */
+  listWorkspaceMembers: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+      path: {
+        workspace_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["MemberList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Add a member: an existing user joins at once (201); anyone else is invited by e-mail (202)
+   * @description Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write. New invitations to one address are limited to 3 per rolling hour, whichever workspace sends them (no address can be flooded); beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing created or sent. Adding an existing user sends no e-mail and is not limited.
+   */
+  addWorkspaceMember: {
+    parameters: {
+      path: {
+        workspace_id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "email": "grace@example.com",
+         *   "role": "admin"
+         * }
+         */
+        "application/json": {
+          /** Format: email */
+          email: string;
+          /** @enum {string} */
+          role: "owner" | "admin" | "member";
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Member"];
+        };
+      };
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Invitation"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Remove a member (owner/admin of the workspace; a key: workspaces:write), or leave (your own user id)
+   * @description The API keys the member created in this workspace are revoked at once (they stay revoked if the person is added again), and its owners and admins get an `api_key.revoked` notification for each.
+   */
+  removeWorkspaceMember: {
+    parameters: {
+      path: {
+        workspace_id: string;
+        user_id: string;
+      };
+    };
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: never;
+      };
+      /** @description Invalid input or business rule violation */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Change a member's role (the last owner cannot be demoted)
+   * @description Owner/admin of the workspace (only an owner grants or takes the owner role); a key: workspaces:write. The API keys the member created act with the new role at once (a key never does more than its creator may do now).
+   */
+  updateWorkspaceMember: {
+    parameters: {
+      path: {
+        workspace_id: string;
+        user_id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "role": "member"
+         * }
+         */
+        "application/json": {
+          /** @enum {string} */
+          role: "owner" | "admin" | "member";
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Member"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Pending invitations: sent and not yet accepted, newest first (expired ones included)
+   * @description Owner/admin of the workspace; a key: workspaces:read, as for the members list. An invitation whose `expires_at` has passed is listed until it is resent or revoked.
+   */
+  listWorkspaceInvitations: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+      path: {
+        workspace_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["InvitationList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Send the invitation e-mail again, with a new token valid 7 days; the old link stops working
+   * @description Owner/admin of the workspace (only an owner resends an owner invitation); a key: workspaces:write. The earlier e-mail’s token is replaced: accepting with it then fails with 400 INVALID_TOKEN. An accepted or revoked invitation is 404. At most 3 resends per address per rolling hour; beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, and the invitation and its current link stay as they were.
+   */
+  resendWorkspaceInvitation: {
+    parameters: {
+      path: {
+        workspace_id: string;
+        invitation_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Invitation"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Revoke a pending invitation: its link then fails (400 INVALID_TOKEN)
+   * @description Owner/admin of the workspace; a key: workspaces:write. An accepted invitation is 404.
+   */
+  revokeWorkspaceInvitation: {
+    parameters: {
+      path: {
+        workspace_id: string;
+        invitation_id: string;
+      };
+    };
+    responses: {
+      /** @description Revoked */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workspaces:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Accept an invitation with its token (signed in as the invited e-mail) */
+  acceptWorkspaceInvitation: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "token": "k3Jx9QvB2mW7tYc4Lp0sRf8Hd6Ng1Za5"
+         * }
+         */
+        "application/json": {
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Workspace"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials; missing, invalid or expired a user access token */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** List geofences, newest first */
+  listGeofences: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description Only enabled (true) or disabled (false) geofences */
+        enabled?: boolean;
+        /** @description Exact external_id */
+        external_id?: string;
+        /** @description Case-insensitive substring of the name */
+        q?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["GeofenceList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a geofence (polygon or circle)
+   * @description Validates the geometry (see the `geometry` field) and stores its normalised form with its bbox.
+   */
+  createGeofence: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Berlin depot",
+         *   "description": "Loading yard and gate",
+         *   "external_id": "depot-berlin",
+         *   "geometry": {
+         *     "type": "Polygon",
+         *     "coordinates": [
+         *       [
+         *         [
+         *           13.3777,
+         *           52.5163
+         *         ],
+         *         [
+         *           13.3777,
+         *           52.5155
+         *         ],
+         *         [
+         *           13.3795,
+         *           52.5155
+         *         ],
+         *         [
+         *           13.3795,
+         *           52.5163
+         *         ],
+         *         [
+         *           13.3777,
+         *           52.5163
+         *         ]
+         *       ]
+         *     ]
+         *   },
+         *   "metadata": {
+         *     "region": "north"
+         *   },
+         *   "enabled": true,
+         *   "dwell_seconds": null,
+         *   "exit_buffer_m": null,
+         *   "max_accuracy_m": null
+         * }
+         */
+        "application/json": {
+          name: string;
+          description?: string | null;
+          /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
+          external_id?: string | null;
+          geometry: components["schemas"]["GeofenceGeometryInput"];
+          /** @description Free-form; copied into webhook payloads as `geofence_metadata` (JSON object; keys kept exactly; nests at most 16 levels) */
+          metadata?: {
+            [key: string]: unknown;
+          };
+          /** @default true */
+          enabled?: boolean;
+          /** @description Seconds, 60..86,400. A device that stays inside this long after an `enter` gets one `dwell` event for that visit, at enter time + dwell_seconds, whether or not it reports again (a durable timer; an `exit` before then cancels it). null = no dwell events. */
+          dwell_seconds?: number | null;
+          /** @description Metres, 1..1,000. Once inside, a device stays inside until it is more than this many metres outside the geometry (from the nearest boundary point, or from the circle): no enter/exit flapping on an edge. null = exit as soon as the point is outside. */
+          exit_buffer_m?: number | null;
+          /** @description Metres, 1..10,000. A location whose `accuracy` is larger (worse) than this changes nothing for this geofence (no enter, no exit); a location without `accuracy` counts. null = every location counts. */
+          max_accuracy_m?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Geofence"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Create or update (by external_id) up to 1000 geofences; also takes GeoJSON
+   * @description Each item is handled as POST /geofences would handle it and lands in `created`, `updated` or `rejected`; see the request body for the rules.
+   */
+  upsertGeofences: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "geofences": [
+         *     {
+         *       "name": "Berlin depot (north gate)",
+         *       "description": "Loading yard and gate",
+         *       "external_id": "depot-berlin",
+         *       "geometry": {
+         *         "type": "Polygon",
+         *         "coordinates": [
+         *           [
+         *             [
+         *               13.3777,
+         *               52.5163
+         *             ],
+         *             [
+         *               13.3777,
+         *               52.5155
+         *             ],
+         *             [
+         *               13.3795,
+         *               52.5155
+         *             ],
+         *             [
+         *               13.3795,
+         *               52.5163
+         *             ],
+         *             [
+         *               13.3777,
+         *               52.5163
+         *             ]
+         *           ]
+         *         ]
+         *       },
+         *       "metadata": {
+         *         "region": "north"
+         *       },
+         *       "enabled": true,
+         *       "dwell_seconds": null,
+         *       "exit_buffer_m": null,
+         *       "max_accuracy_m": null
+         *     },
+         *     {
+         *       "name": "Mitte drop-off",
+         *       "external_id": "drop-mitte",
+         *       "geometry": {
+         *         "type": "Circle",
+         *         "coordinates": [
+         *           13.405,
+         *           52.52
+         *         ],
+         *         "radius": 250
+         *       },
+         *       "dwell_seconds": 300
+         *     },
+         *     {
+         *       "name": "Bow tie",
+         *       "geometry": {
+         *         "type": "Polygon",
+         *         "coordinates": [
+         *           [
+         *             [
+         *               13.4,
+         *               52.5
+         *             ],
+         *             [
+         *               13.42,
+         *               52.52
+         *             ],
+         *             [
+         *               13.42,
+         *               52.5
+         *             ],
+         *             [
+         *               13.4,
+         *               52.52
+         *             ],
+         *             [
+         *               13.4,
+         *               52.5
+         *             ]
+         *           ]
+         *         ]
+         *       }
+         *     }
+         *   ]
+         * }
+         */
+        "application/json": components["schemas"]["GeofenceBatchRequest"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["GeofenceBatchResult"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large; request body larger than 5 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * All geofences as one GeoJSON FeatureCollection
+   * @description The workspace's geofences (filters `enabled` and `q` as in the list) as one GeoJSON
+   * FeatureCollection, oldest first, whole (no pagination; streamed). Each Feature has `id` = the geofence id,
+   * `geometry` as stored, `properties` with every other field of the record (`name`, `description`,
+   * `external_id`, `metadata`, `enabled`, `dwell_seconds`, `exit_buffer_m`, `max_accuracy_m`, `created_at`,
+   * `updated_at`) and `bbox`. Circles are our `Circle` geometry `{"type": "Circle", "coordinates": [lng, lat],
+   * "radius": <metres>}`: RFC 7946 has no circle, and a Point with a radius property would round-trip only through
+   * tools that keep that property. Sending this document to POST /geofences/batch recreates the same geofences
+   * (new ids and timestamps; a Feature whose `external_id` exists updates that geofence instead).
+   * Content-Type `application/geo+json`.
+   */
+  exportGeofences: {
+    parameters: {
+      query?: {
+        /** @description Only enabled (true) or disabled (false) geofences */
+        enabled?: boolean;
+        /** @description Case-insensitive substring of the name */
+        q?: string;
+      };
+    };
+    responses: {
+      /** @description The FeatureCollection */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/geo+json": components["schemas"]["GeofenceFeatureCollection"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Enabled geofences containing a point
+   * @description Answered by the same in-memory index as location evaluation; a point on a boundary is inside. Writes made through this node show at once; writes made through another node within a short interval (GEOFENCE_INDEX_CHECK_MS, default 250 ms).
+   */
+  listGeofencesContainingPoint: {
+    parameters: {
+      query: {
+        /** @description Longitude, −180..180 */
+        lng: number;
+        /** @description Latitude, −90..90 */
+        lat: number;
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["GeofenceList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** One geofence */
+  getGeofence: {
+    parameters: {
+      path: {
+        geofence_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Geofence"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Delete a geofence */
+  deleteGeofence: {
+    parameters: {
+      path: {
+        geofence_id: string;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Update a geofence (partial) */
+  updateGeofence: {
+    parameters: {
+      path: {
+        geofence_id: string;
+      };
+    };
+    /** @description Partial update: absent fields keep their value; `geometry` and `metadata` are replaced whole */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Berlin depot (north gate)",
+         *   "enabled": false
+         * }
+         */
+        "application/json": {
+          name?: string;
+          description?: string | null;
+          /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
+          external_id?: string | null;
+          geometry?: components["schemas"]["GeofenceGeometryInput"];
+          /** @description Replaces the metadata whole (JSON object; keys kept exactly; nests at most 16 levels) */
+          metadata?: {
+            [key: string]: unknown;
+          };
+          enabled?: boolean;
+          /** @description Seconds, 60..86,400. A device that stays inside this long after an `enter` gets one `dwell` event for that visit, at enter time + dwell_seconds, whether or not it reports again (a durable timer; an `exit` before then cancels it). null = no dwell events. */
+          dwell_seconds?: number | null;
+          /** @description Metres, 1..1,000. Once inside, a device stays inside until it is more than this many metres outside the geometry (from the nearest boundary point, or from the circle): no enter/exit flapping on an edge. null = exit as soon as the point is outside. */
+          exit_buffer_m?: number | null;
+          /** @description Metres, 1..10,000. A location whose `accuracy` is larger (worse) than this changes nothing for this geofence (no enter, no exit); a location without `accuracy` counts. null = every location counts. */
+          max_accuracy_m?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Geofence"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Devices inside a geofence now
+   * @description The devices whose latest evaluated location put them inside the geofence (contract §4.5), the latest to enter first, each with the start of its visit (`entered_at`) and whether its `dwell` event happened (`dwelling`). A device leaves the list with its `exit`.
+   */
+  listGeofenceDevices: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+      path: {
+        geofence_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["GeofenceDeviceList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `geofences:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** List devices, newest first */
+  listDevices: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description Exact external_id */
+        external_id?: string;
+        /** @description Case-insensitive substring of the name or the external_id */
+        q?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeviceList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Create a device */
+  createDevice: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Truck 7",
+         *   "external_id": "truck-7",
+         *   "user_id": "driver-42",
+         *   "metadata": {
+         *     "plate": "B-GF 707"
+         *   }
+         * }
+         */
+        "application/json": {
+          name: string;
+          /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
+          external_id?: string | null;
+          user_id?: string | null;
+          /** @description Free-form JSON object (JSON object; keys kept exactly; nests at most 16 levels) */
+          metadata?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Device"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** One device, with its last location and the geofences it is inside */
+  getDevice: {
+    parameters: {
+      path: {
+        device_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Device"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Delete a device
+   * @description Its locations and tracking sessions go with it; its geofence events stay.
+   */
+  deleteDevice: {
+    parameters: {
+      path: {
+        device_id: string;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Update a device (partial) */
+  updateDevice: {
+    parameters: {
+      path: {
+        device_id: string;
+      };
+    };
+    /** @description Partial update: absent fields keep their value */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Truck 7 (refrigerated)",
+         *   "metadata": {
+         *     "plate": "B-GF 707",
+         *     "cooled": true
+         *   }
+         * }
+         */
+        "application/json": {
+          name?: string;
+          /** @description Unique in the workspace (400 DUPLICATE_RESOURCE) */
+          external_id?: string | null;
+          user_id?: string | null;
+          /** @description Replaces the metadata whole (JSON object; keys kept exactly; nests at most 16 levels) */
+          metadata?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Device"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Every device's last position, as GeoJSON, for a map
+   * @description One answer, not paginated: a map draws every device at once. Devices without a location are left out. At most 50,000 devices (the oldest), with `truncated: true` beyond. With GET /stream: read this after `ready`, then apply `location` messages newer than `recorded_at`.
+   */
+  listDevicePositions: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DevicePositions"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * A 60-second token to open the event stream with EventSource
+   * @description EventSource cannot send headers: pass the token as `GET /stream?token=…`. It names the workspace, the login session or API key, and the stream scopes the caller holds (`devices:read`, `events:read`); the session or key must still be valid when the stream opens.
+   */
+  createStreamToken: {
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["StreamToken"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials hold none of the scopes `devices:read`, `events:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * The workspace's live positions and geofence events (server-sent events)
+   * @description Credentials: `?token=` (a stream token) or the usual `Authorization`/`X-API-Key` header (fetch streaming). Bad or expired credentials are a JSON 401 before any stream byte.
+   */
+  openStream: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated: `locations` (needs `devices:read`), `events` (needs `events:read`). Default: those the credentials may read; naming one they may not is 403. */
+        topics?: string;
+      };
+    };
+    responses: {
+      /** @description The event stream */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "text/event-stream": string;
+        };
+      };
+      /** @description Missing, invalid or expired credentials or stream token */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials hold none of the scopes `devices:read`, `events:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** A device's locations, newest first */
+  listDeviceLocations: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description timestamp ≥ from */
+        from?: string;
+        /** @description timestamp ≤ to */
+        to?: string;
+        /** @description Only locations of this tracking session */
+        session_id?: string;
+      };
+      path: {
+        device_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["LocationList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Record a location and evaluate it against the geofences */
+  createLocation: {
+    parameters: {
+      path: {
+        device_id: string;
+      };
+    };
+    /** @description Give the position as `point` (a GeoJSON Point) or as `coordinates` (`[lng, lat]`), exactly one; lng −180..180, lat −90..90 (otherwise 422). `timestamp` defaults to the receive time and may be at most 10 minutes ahead of the server clock. A location older than the device's newest evaluated one is stored with `out_of_order: true` and produces no events. `metadata` becomes `event_metadata` of the events. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "point": {
+         *     "type": "Point",
+         *     "coordinates": [
+         *       13.3785,
+         *       52.5159
+         *     ]
+         *   },
+         *   "timestamp": "2026-03-10T12:10:00.000Z",
+         *   "accuracy": 5,
+         *   "speed": 8.3,
+         *   "heading": 90,
+         *   "metadata": {
+         *     "trip": "T-1001"
+         *   }
+         * }
+         */
+        "application/json": {
+          /** @description GeoJSON Point */
+          point?: {
+            /** @enum {string} */
+            type: "Point";
+            /** @description [lng, lat] or [lng, lat, altitude] */
+            coordinates: number[];
+          };
+          /** @description [lng, lat] */
+          coordinates?: number[];
+          /**
+           * Format: date-time
+           * @description When the fix was taken
+           */
+          timestamp?: string | null;
+          /** @description Horizontal accuracy, metres */
+          accuracy?: number | null;
+          /** @description Metres per second */
+          speed?: number | null;
+          /** @description Degrees from north */
+          heading?: number | null;
+          /** @description Metres */
+          altitude?: number | null;
+          /** @description Free-form; `event_metadata` of its events (JSON object; keys kept exactly; nests at most 16 levels) */
+          metadata?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": {
+            location: components["schemas"]["Location"];
+            /** @description The geofence events this location produced */
+            events: components["schemas"]["Event"][];
+          };
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Record up to 1000 locations of any devices of the workspace */
+  createLocationBatch: {
+    /** @description 1..1000 items, body up to 5 MiB. Each item is checked on its own: a bad item is listed in `rejected` with its index (its `detail` a message or the 422 issue list, `loc` starting `["body", "locations", <index>]`) and the others are still stored. Items of one device are applied in timestamp order. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "locations": [
+         *     {
+         *       "device_external_id": "truck-7",
+         *       "coordinates": [
+         *         13.3785,
+         *         52.5159
+         *       ],
+         *       "timestamp": "2026-03-10T12:10:00.000Z"
+         *     },
+         *     {
+         *       "device_id": "0197a0c2-3b16-7fa7-8384-1f2031415161",
+         *       "coordinates": [
+         *         13.3801,
+         *         52.5171
+         *       ],
+         *       "timestamp": "2026-03-10T12:10:30.000Z"
+         *     },
+         *     {
+         *       "device_external_id": "truck-9",
+         *       "coordinates": [
+         *         200,
+         *         52.5
+         *       ]
+         *     }
+         *   ]
+         * }
+         */
+        "application/json": {
+          locations: ({
+              /** @description The device (or give device_external_id) */
+              device_id?: string;
+              /** @description Your id of the device; unknown ids create the device */
+              device_external_id?: string;
+              /** @description GeoJSON Point */
+              point?: {
+                /** @enum {string} */
+                type: "Point";
+                /** @description [lng, lat] or [lng, lat, altitude] */
+                coordinates: number[];
+              };
+              /** @description [lng, lat] */
+              coordinates?: number[];
+              /**
+               * Format: date-time
+               * @description When the fix was taken
+               */
+              timestamp?: string | null;
+              /** @description Horizontal accuracy, metres */
+              accuracy?: number | null;
+              /** @description Metres per second */
+              speed?: number | null;
+              /** @description Degrees from north */
+              heading?: number | null;
+              /** @description Metres */
+              altitude?: number | null;
+              /** @description Free-form; `event_metadata` of its events (JSON object; keys kept exactly; nests at most 16 levels) */
+              metadata?: {
+                [key: string]: unknown;
+              };
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": {
+            /** @description Items stored */
+            accepted: number;
+            rejected: ({
+                index: number;
+                detail: string | components["schemas"]["ValidationIssue"][];
+              })[];
+            /** @description Events produced by the batch, in the order they happened */
+            events: components["schemas"]["Event"][];
+          };
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large; request body larger than 5 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Geofence events, newest first
+   * @description Ordered by `occurred_at` (the location timestamp), newest first; `from`/`to` are inclusive (`from` after `to` → 422 `value_error` at `["query", "from"]`).
+   */
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        device_id?: string;
+        geofence_id?: string;
+        event_type?: "enter" | "exit" | "dwell";
+        /** @description occurred_at ≥ from */
+        from?: string;
+        /** @description occurred_at ≤ to */
+        to?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["EventList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `events:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** One geofence event (by its record id) */
+  getEvent: {
+    parameters: {
+      path: {
+        /** @description The event record id */
+        event_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Event"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `events:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Start a tracking session on a device
+   * @description Locations received while it is active carry its id and update its summary. A device has at most one active session: a second start → 400 `SESSION_ACTIVE`.
+   */
+  startTrackingSession: {
+    parameters: {
+      path: {
+        device_id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "metadata": {
+         *     "trip": "T-1001"
+         *   }
+         * }
+         */
+        "application/json": {
+          /** @description Free-form JSON object (JSON object; keys kept exactly; nests at most 16 levels) */
+          metadata?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["TrackingSession"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Stop (complete) a tracking session
+   * @description Stopping a completed session → 400.
+   */
+  stopTrackingSession: {
+    parameters: {
+      path: {
+        session_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["TrackingSession"];
+        };
+      };
+      /** @description Invalid input or business rule violation */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Tracking sessions, newest first */
+  listTrackingSessions: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        device_id?: string;
+        status?: "active" | "completed";
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["TrackingSessionList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** One tracking session with its summary */
+  getTrackingSession: {
+    parameters: {
+      path: {
+        session_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["TrackingSession"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** A session's locations, newest first */
+  listTrackingSessionLocations: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+      path: {
+        session_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["LocationList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** List webhooks, newest first */
+  listWebhooks: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description Only enabled (true) or disabled (false) webhooks */
+        enabled?: boolean;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a webhook
+   * @description The response carries the signing secret (`whsec_…`). A url whose host is a literal loopback, private, link-local, CGNAT, multicast or metadata IP address (in any spelling) → 400 VALIDATION_ERROR unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true. Reserved custom headers, invalid header names, another url scheme and geofence ids outside the workspace → 422. Subscriptions apply when an event is dispatched: a moment after it is stored in a workspace with an enabled webhook, as it is stored (to nobody) in a workspace without one. A new or re-enabled webhook therefore receives the events recorded from about then on, never older ones.
+   */
+  createWebhook: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Dispatch system",
+         *   "url": "https://hooks.example.com/geofence",
+         *   "headers": {
+         *     "X-Team": "dispatch"
+         *   },
+         *   "events": [
+         *     "geofence.enter",
+         *     "geofence.exit"
+         *   ],
+         *   "rate_limit_per_minute": 60
+         * }
+         */
+        "application/json": {
+          name: string;
+          /** @description http(s) address of the receiver, naming its host (`http:///x` is refused). Unless WEBHOOK_ALLOW_PRIVATE_TARGETS is true, a literal loopback, private, link-local, CGNAT, multicast or metadata IP address is refused (400), and a host name resolving to one fails the delivery attempt. */
+          url: string;
+          /**
+           * @description Delivery method (GET sends no body)
+           * @default POST
+           * @enum {string}
+           */
+          method?: "POST" | "PUT" | "PATCH" | "GET";
+          /**
+           * @description Content-Type of delivery requests; the body is the JSON payload whatever this says
+           * @default application/json
+           */
+          content_type?: string;
+          /**
+           * @description Per-attempt timeout, 1..60 s
+           * @default 30
+           */
+          timeout_seconds?: number;
+          /** @description Custom headers added to every delivery (name → value). Names must be valid HTTP header names; the headers the service sets itself (X-SVC-*, X-Geofencing-Service-*, X-Idempotency-Key, Content-Type, Content-Length, Host, User-Agent, and connection-level headers) cannot be set here. */
+          headers?: {
+            [key: string]: string;
+          };
+          /**
+           * @description Deliveries per minute to this webhook; more wait for a later minute (not an attempt)
+           * @default 60
+           */
+          rate_limit_per_minute?: number;
+          /**
+           * @description Subscribed event types (default `geofence.enter` and `geofence.exit`; `geofence.dwell` only when listed: one per visit that lasts the geofence's `dwell_seconds`). `webhook.test` cannot be listed: the test endpoint sends it whatever this says.
+           * @default [
+           *   "geofence.enter",
+           *   "geofence.exit"
+           * ]
+           */
+          events?: ("geofence.enter" | "geofence.exit" | "geofence.dwell")[];
+          /** @description Deliver only events of these geofences of the workspace; null = every geofence */
+          geofence_ids?: string[] | null;
+          /** @default true */
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["CreatedWebhook"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** One webhook (without its secret) */
+  getWebhook: {
+    parameters: {
+      path: {
+        webhook_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Webhook"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Delete a webhook
+   * @description Its delivery records stay, with `webhook_id` null.
+   */
+  deleteWebhook: {
+    parameters: {
+      path: {
+        webhook_id: string;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Update a webhook (partial)
+   * @description A url whose host is a literal loopback, private, link-local, CGNAT, multicast or metadata IP address (in any spelling) → 400 VALIDATION_ERROR unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true. Reserved custom headers, invalid header names, another url scheme and geofence ids outside the workspace → 422.
+   */
+  updateWebhook: {
+    parameters: {
+      path: {
+        webhook_id: string;
+      };
+    };
+    /** @description Partial update: absent fields keep their value */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "events": [
+         *     "geofence.enter"
+         *   ],
+         *   "geofence_ids": [
+         *     "0197a0c2-3b15-7e96-9273-0e1f20314151"
+         *   ]
+         * }
+         */
+        "application/json": {
+          name?: string;
+          /** @description http(s) address of the receiver, naming its host (`http:///x` is refused). Unless WEBHOOK_ALLOW_PRIVATE_TARGETS is true, a literal loopback, private, link-local, CGNAT, multicast or metadata IP address is refused (400), and a host name resolving to one fails the delivery attempt. */
+          url?: string;
+          /**
+           * @description Delivery method (GET sends no body)
+           * @enum {string}
+           */
+          method?: "POST" | "PUT" | "PATCH" | "GET";
+          /** @description Content-Type of delivery requests; the body is the JSON payload whatever this says */
+          content_type?: string;
+          /** @description Per-attempt timeout, 1..60 s */
+          timeout_seconds?: number;
+          /** @description Custom headers added to every delivery (name → value). Names must be valid HTTP header names; the headers the service sets itself (X-SVC-*, X-Geofencing-Service-*, X-Idempotency-Key, Content-Type, Content-Length, Host, User-Agent, and connection-level headers) cannot be set here. Replaces the headers whole. */
+          headers?: {
+            [key: string]: string;
+          };
+          /** @description Deliveries per minute to this webhook; more wait for a later minute (not an attempt) */
+          rate_limit_per_minute?: number;
+          /** @description Subscribed event types (default `geofence.enter` and `geofence.exit`; `geofence.dwell` only when listed: one per visit that lasts the geofence's `dwell_seconds`). `webhook.test` cannot be listed: the test endpoint sends it whatever this says. */
+          events?: ("geofence.enter" | "geofence.exit" | "geofence.dwell")[];
+          /** @description Deliver only events of these geofences of the workspace; null = every geofence */
+          geofence_ids?: string[] | null;
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Webhook"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * The signing secret of a webhook
+   * @description Needs `webhooks:write`: whoever holds the secret can forge deliveries.
+   */
+  getWebhookSecret: {
+    parameters: {
+      path: {
+        webhook_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookSecret"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Replace the signing secret
+   * @description Answers the new secret. The old one stops at once: every later attempt, including retries of earlier deliveries, is signed with the new secret.
+   */
+  rotateWebhookSecret: {
+    parameters: {
+      path: {
+        webhook_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookSecret"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * The workspace's deliveries across all webhooks, newest first
+   * @description The delivery log of every webhook of the workspace (deliveries of deleted webhooks included, with `webhook_id` null). Filters are optional and combine with AND; `from`/`to` bound `created_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`). Newest first (`created_at`, then id).
+   */
+  listDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description Only deliveries of this webhook (one not in the workspace matches nothing) */
+        webhook_id?: string;
+        /** @description Only deliveries in this state */
+        status?: "pending" | "success" | "failed";
+        /** @description Only deliveries of this event type */
+        event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
+        /** @description Only deliveries whose last attempt got an HTTP status of this class (`2xx`…`5xx`), or `none`: an attempt was made and the last one got no HTTP response (timeout, network error, connection refused, private target refused). Deliveries not attempted yet match no class. */
+        status_class?: "2xx" | "3xx" | "4xx" | "5xx" | "none";
+        /** @description created_at ≥ from (inclusive) */
+        from?: string;
+        /** @description created_at ≤ to (inclusive) */
+        to?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeliveryList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * A webhook's deliveries, newest first
+   * @description Filters are optional and combine with AND; `from`/`to` bound `created_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`). Newest first (`created_at`, then id).
+   */
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description Only deliveries in this state */
+        status?: "pending" | "success" | "failed";
+        /** @description Only deliveries of this event type */
+        event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
+        /** @description Only deliveries whose last attempt got an HTTP status of this class (`2xx`…`5xx`), or `none`: an attempt was made and the last one got no HTTP response (timeout, network error, connection refused, private target refused). Deliveries not attempted yet match no class. */
+        status_class?: "2xx" | "3xx" | "4xx" | "5xx" | "none";
+        /** @description created_at ≥ from (inclusive) */
+        from?: string;
+        /** @description created_at ≤ to (inclusive) */
+        to?: string;
+      };
+      path: {
+        webhook_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeliveryList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * A delivery with its request and attempts
+   * @description The record, `request_body` (the bytes every attempt sends) and each attempt with the headers it was sent with (`request_headers`, custom header values masked) and the receiver's status and first 1 KiB of its answer.
+   */
+  getDelivery: {
+    parameters: {
+      path: {
+        delivery_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeliveryDetail"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Retry a delivery now
+   * @description A `pending` delivery waiting for its next attempt becomes due now (`next_retry_at` = now; the attempt counter goes on, the rate limit still applies) → 202 with the same `delivery_id`. A `failed` (dead-lettered) delivery is retried exactly as POST /webhooks/dlq/{dlq_id}/retry does → 202 with the NEW `delivery_id`. 409 `CONFLICT` for a delivery that succeeded, or one being attempted at this moment (wait for its outcome). 404 for a delivery whose webhook was deleted.
+   */
+  retryDelivery: {
+    parameters: {
+      path: {
+        delivery_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeliveryRetryAccepted"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Send a `webhook.test` delivery
+   * @description Queues a signed delivery of event type `webhook.test`; follow it with GET /webhooks/deliveries/{delivery_id}.
+   */
+  testWebhook: {
+    parameters: {
+      path: {
+        webhook_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": {
+            /** @description UUID (version 7) */
+            delivery_id: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Dead-letter entries, newest first
+   * @description Newest first (`queued_at`, then id). Filters are optional and combine with AND; `from`/`to` bound `queued_at` inclusively (`from` after `to` → 422 `value_error` at `["query", "from"]`).
+   */
+  listDeadLetters: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description Only entries that were (not) retried */
+        requeued?: boolean;
+        /** @description Only entries of this webhook */
+        webhook_id?: string;
+        /** @description Only entries of this event type */
+        event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
+        /** @description queued_at ≥ from (inclusive) */
+        from?: string;
+        /** @description queued_at ≤ to (inclusive) */
+        to?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeadLetterEntryList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Dead-letter statistics */
+  getDeadLetterStats: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeadLetterStats"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Retry a dead-lettered delivery
+   * @description Creates a new delivery (attempt counter 0, same payload and `X-Idempotency-Key`) and marks the entry requeued.
+   */
+  retryDeadLetter: {
+    parameters: {
+      path: {
+        dlq_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeliveryRetryAccepted"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Retry many dead-lettered deliveries
+   * @description Each id is handled exactly as POST /webhooks/dlq/{dlq_id}/retry would handle it: retried (a new delivery, the entry marked requeued; an entry already requeued is retried again) or reported in `failed` with the error code and detail that retry would answer (`NOT_FOUND` for an unknown id, another workspace's, or an entry whose webhook was deleted). All ids are handled in one transaction: an unexpected failure (500) retries none. 1..100 distinct ids, else 422.
+   */
+  retryDeadLetters: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "dlq_ids": [
+         *     "0197a0c2-3b1c-750d-89ea-718191a1b1c1",
+         *     "0197a0c2-3b1c-750d-89ea-718191a1b1c2"
+         *   ]
+         * }
+         */
+        "application/json": components["schemas"]["DeadLetterBulkRetryRequest"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeadLetterBulkRetryResult"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** List workflows, newest first */
+  listWorkflows: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description Only enabled (true) or disabled (false) workflows */
+        enabled?: boolean;
+        /** @description Only workflows triggered by this geofence */
+        geofence_id?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WorkflowList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a workflow
+   * @description Secrets in action configs are stored encrypted and answered masked. A trigger geofence that is not the workspace’s → 404 "Geofence not found". A bad action config → 422 at `["body","actions",<i>,"config",…]`; an unknown type → 422 at its `type`; a template that does not parse, a missing secret or a `webhook_id` that is not a webhook of the workspace → 422 at its field. An outbound target (chat webhook URL, Twilio base URL, AWS endpoint, database host) that is a literal loopback, private, link-local, CGNAT, multicast or metadata address → 400 unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true; a host name resolving to one fails the attempt.
+   */
+  createWorkflow: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Truck 7 at the depot",
+         *   "description": "Tell the dispatcher and log the arrival",
+         *   "trigger": {
+         *     "geofence_id": "0197a0c2-3b15-7e96-9273-0e1f20314151",
+         *     "event_types": [
+         *       "enter"
+         *     ]
+         *   },
+         *   "actions": [
+         *     {
+         *       "type": "slack",
+         *       "config": {
+         *         "webhook_url": "https://hooks.slack.com/services/T0001/B0002/abcdefghijklmnopqrstuvwx",
+         *         "message": ":truck: {{device.name}} entered {{geofence.name}} at {{occurred_at}}"
+         *       }
+         *     },
+         *     {
+         *       "type": "sms",
+         *       "config": {
+         *         "to": "+14155550123",
+         *         "from": "+14155550100",
+         *         "account_sid": "AC0123456789abcdef0123456789abcdef",
+         *         "auth_token": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+         *         "body": "{{device.name}} is at {{geofence.name}}"
+         *       }
+         *     },
+         *     {
+         *       "type": "database",
+         *       "config": {
+         *         "connection_url": "postgres://warehouse:s3cret-pass@db.example.com:5432/ops",
+         *         "table": "geofence_events"
+         *       }
+         *     },
+         *     {
+         *       "type": "webhook",
+         *       "config": {
+         *         "webhook_id": "0197a0c2-3b1a-73eb-87c8-5161718191a1"
+         *       }
+         *     }
+         *   ]
+         * }
+         */
+        "application/json": {
+          name: string;
+          description?: string | null;
+          trigger: components["schemas"]["WorkflowTrigger"];
+          /** @description 1..10 actions, run independently of each other */
+          actions: components["schemas"]["WorkflowAction"][];
+          /** @default true */
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": components["schemas"]["Workflow"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** One workflow */
+  getWorkflow: {
+    parameters: {
+      path: {
+        workflow_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": components["schemas"]["Workflow"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Delete a workflow
+   * @description Its runs go with it and actions not yet done are not attempted again. Deliveries of its `webhook` actions stay in the webhook’s history.
+   */
+  deleteWorkflow: {
+    parameters: {
+      path: {
+        workflow_id: string;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Update a workflow (partial)
+   * @description Disabling it, or changing its trigger, applies to events dispatched from then on; runs already started finish. Secrets left out of `actions` (or sent back masked) are kept from the action at the same position of the version the change applies to. With `If-Match: "<version>"` (the ETag of the answer the client read) the change applies only to that version: after anyone else’s change → 412 `PRECONDITION_FAILED` and nothing is changed; an If-Match that is not `*` or quoted tags → 400. Without it, the change applies to the current version (409 `CONFLICT` in the rare case that other changes keep landing first: try again). A trigger geofence that is not the workspace’s → 404 "Geofence not found". A bad action config → 422 at `["body","actions",<i>,"config",…]`; an unknown type → 422 at its `type`; a template that does not parse, a missing secret or a `webhook_id` that is not a webhook of the workspace → 422 at its field. An outbound target (chat webhook URL, Twilio base URL, AWS endpoint, database host) that is a literal loopback, private, link-local, CGNAT, multicast or metadata address → 400 unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true; a host name resolving to one fails the attempt.
+   */
+  updateWorkflow: {
+    parameters: {
+      header?: {
+        /** @description The ETag of the version the change is based on (`"3"`), or `*`: otherwise 412 and nothing changes */
+        "if-match"?: string;
+      };
+      path: {
+        workflow_id: string;
+      };
+    };
+    /** @description Partial update: absent fields keep their value */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "enabled": false
+         * }
+         */
+        "application/json": {
+          name?: string;
+          description?: string | null;
+          trigger?: components["schemas"]["WorkflowTrigger"];
+          /** @description Replaces the actions whole. A secret left out (or sent back masked, as answered) keeps the value stored for the action at the same position, when that action has the same type. */
+          actions?: components["schemas"]["WorkflowAction"][];
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": components["schemas"]["Workflow"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The record changed since the version `If-Match` names (see its `ETag`) */
+      412: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Runs of a workflow, newest first
+   * @description Each run lists its actions with their status, attempt count and last error.
+   */
+  listWorkflowRuns: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+        /** @description Only runs in this status */
+        status?: "pending" | "success" | "failed";
+      };
+      path: {
+        workflow_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WorkflowRunList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * One run with every attempt of every action
+   * @description A `webhook` action’s attempts are its delivery’s (also at GET /webhooks/deliveries/{delivery_id}).
+   */
+  getWorkflowRun: {
+    parameters: {
+      path: {
+        workflow_id: string;
+        run_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WorkflowRunDetail"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Run the actions once with a sample event
+   * @description A sample event of the first trigger event type, in the trigger geofence (at the centre of its bounding box), device "Sample device", event id `workflow_test_<epoch_seconds>`. Recorded as a run with `test: true`; a `webhook` action sends a real signed delivery of that event.
+   */
+  testWorkflow: {
+    parameters: {
+      path: {
+        workflow_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WorkflowTestRun"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Queue again the actions of a run that failed for good
+   * @description Each failed action starts again with a fresh attempt count, with the workflow’s current config for its position when the type is the same (a corrected URL or key applies), otherwise as it ran. A `webhook` action gets a new delivery. 400 when no action failed.
+   */
+  retryWorkflowRun: {
+    parameters: {
+      path: {
+        workflow_id: string;
+        run_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WorkflowRun"];
+        };
+      };
+      /** @description Invalid input or business rule violation */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `workflows:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The plans and their limits */
+  listPlans: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["PlanList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The workspace's plan and current period (calendar month, UTC) */
+  getSubscription: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Subscription"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Change the plan (owner/admin); takes effect at once on every node
+   * @description Only plans open to self-service (`self_service: true` in GET /subscriptions/plans: free, pro and business by default) can be chosen here; any other plan, enterprise always, answers 403 INSUFFICIENT_PERMISSIONS asking to contact us, and an operator assigns it. Limits and quota states are re-read at once; a workspace blocked or throttled by its event quota is released if the new quota allows it. Operator-set custom limits are cleared.
+   */
+  changePlan: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "plan": "pro"
+         * }
+         */
+        "application/json": {
+          /** @enum {string} */
+          plan: "free" | "pro" | "business" | "enterprise";
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Subscription"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:write`; the user is a member (owner or admin required) */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Usage of this period against the plan limits, with a daily series
+   * @description Events are this period’s geofence events (the quota basis). `daily.api_requests` counts API-key requests; other nodes’ counts appear within about 10 s (they are flushed periodically).
+   */
+  getUsage: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Usage"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Invoices of closed periods, newest first (computed, not charged) */
+  listInvoices: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["InvoiceList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `subscriptions:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+}
