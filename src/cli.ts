@@ -191,9 +191,8 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   if (command === 'simulate') return runSimulation(flags, config.publicUrl);
   if (command === 'worker') {
-    // Runs until SIGTERM/SIGINT, then closes its own dependencies (same as `npm run worker`).
-    await runWorkerUntilSignal(await createDeps(config));
-    return 0;
+    // Runs until SIGTERM/SIGINT, which end the process (same as `npm run worker`).
+    return runWorkerUntilSignal(await createDeps(config));
   }
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
   const deps = await createDeps(config, { logger, skipMigrations: command === 'migrate' });

@@ -1,12 +1,14 @@
 /**
  * Starts the service on HOST:PORT: the API, the background jobs and, unless RUN_WORKER=false, the
- * webhook engine.
- * SIGTERM/SIGINT stop accepting connections, let in-flight requests finish, then close the database.
+ * webhook engine. SIGTERM/SIGINT shut it down gracefully (src/shutdown.ts, contract §0): no new
+ * connections or requests, requests in flight and jobs already sent finish within
+ * SHUTDOWN_GRACE_SECONDS, claimed jobs not started are given back at once, then exit 0.
  */
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
 import { startBackgroundJobs } from './jobs/background-jobs.ts';
+import { exitGracefullyOnSignals, logUnhandledRejections } from './shutdown.ts';
 import { startWebhookEngine } from './webhooks/webhook-engine.ts';
 
 async function main(): Promise<void> {
@@ -21,33 +23,18 @@ async function main(): Promise<void> {
     throw error;
   }
   const deps = await createDeps(config);
+  logUnhandledRejections(deps.logger);
   const app = await buildApp(deps);
   const jobs = startBackgroundJobs(deps);
   // Webhook delivery in-process (ADR 010); RUN_WORKER=false leaves it to `src/worker.ts` processes.
   const webhooks = config.runWorker ? startWebhookEngine(deps) : undefined;
-  let stopping = false;
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    deps.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    const forced = setTimeout(() => {
-      deps.logger.error('shutdown took longer than 25 s; exiting');
-      process.exit(1);
-    }, 25_000);
-    forced.unref();
-    try {
-      await app.close();
-      await jobs.stop();
-      await webhooks?.stop();
-      await deps.close();
-      deps.logger.info('stopped');
-      deps.logger.flush();
-    } finally {
-      clearTimeout(forced);
-    }
-  };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  exitGracefullyOnSignals({
+    logger: deps.logger,
+    graceMs: config.shutdownGraceMs,
+    // HTTP and the engine drain side by side: a delivery in flight does not wait for a slow request.
+    drain: () => Promise.all([app.close(), webhooks?.stop(), jobs.stop()]),
+    close: () => deps.close(),
+  });
   await app.listen({ host: config.host, port: config.port });
 }
 

@@ -27,6 +27,9 @@ export const localInvalidationBus = (): InvalidationBus => ({
 
 const CHANNEL = 'geofence:auth-invalidation';
 
+/** What a node drops when it may have missed invalidations: every session and every API key. */
+const RESYNC: readonly Invalidation[] = [{ kind: 'all_sessions' }, { kind: 'api_keys' }];
+
 function isInvalidation(value: unknown): value is Invalidation {
   if (typeof value !== 'object' || value === null) return false;
   const kind = (value as { kind?: unknown }).kind;
@@ -41,6 +44,16 @@ export function redisInvalidationBus(redis: Redis, logger: Logger): Invalidation
   const origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   const handlers: Array<(message: Invalidation) => void> = [];
   subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis subscriber error'));
+  // Invalidations published while this connection was down were lost: once it is back (ioredis
+  // subscribes again), every cached credential is dropped and read afresh (contract §0).
+  let connectedBefore = false;
+  subscriber.on('ready', () => {
+    if (connectedBefore) {
+      logger.info('auth invalidations: redis is back; auth caches dropped');
+      for (const handler of handlers) for (const message of RESYNC) handler(message);
+    }
+    connectedBefore = true;
+  });
   subscriber.on('message', (_channel: string, raw: string) => {
     try {
       const parsed = JSON.parse(raw) as { origin?: string; message?: unknown };

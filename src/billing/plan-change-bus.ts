@@ -10,12 +10,15 @@ import type { Logger } from 'pino';
 export interface PlanChangeBus {
   publish(workspaceId: string): void;
   subscribe(handler: (workspaceId: string) => void): void;
+  /** Called when changes may have been missed (Redis was away): every cached plan is stale. */
+  onResync(handler: () => void): void;
   close(): Promise<void>;
 }
 
 export const localPlanChangeBus = (): PlanChangeBus => ({
   publish: () => {},
   subscribe: () => {},
+  onResync: () => {},
   close: async () => {},
 });
 
@@ -28,6 +31,14 @@ export function redisPlanChangeBus(redis: Redis, channel: string, logger: Logger
   );
   subscriber.on('message', (_channel: string, workspaceId: string) => {
     for (const handler of handlers) handler(workspaceId);
+  });
+  // Changes published while this connection was down were lost: once it is back (ioredis
+  // subscribes again), every cached plan is dropped (contract §0).
+  const resyncs: Array<() => void> = [];
+  let connectedBefore = false;
+  subscriber.on('ready', () => {
+    if (connectedBefore) for (const resync of resyncs) resync();
+    connectedBefore = true;
   });
   const ready = subscriber.subscribe(channel).catch((error: unknown) => {
     logger.warn(
@@ -46,6 +57,9 @@ export function redisPlanChangeBus(redis: Redis, channel: string, logger: Logger
     },
     subscribe(handler) {
       handlers.push(handler);
+    },
+    onResync(handler) {
+      resyncs.push(handler);
     },
     async close() {
       await ready;

@@ -67,6 +67,9 @@ export class Subscriptions {
     this.catalog = deps.catalog;
     this.bus = deps.bus;
     this.bus.subscribe((workspaceId) => this.dropLocal(workspaceId));
+    this.bus.onResync(() => {
+      for (const workspaceId of [...this.cache.keys()]) this.dropLocal(workspaceId);
+    });
   }
 
   /** Called (on every node) when a workspace's plan changes. */

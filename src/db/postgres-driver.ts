@@ -26,6 +26,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
+import { asAvailabilityError } from './availability.ts';
 
 const withCommit = new WeakSet<CompiledQuery>();
 
@@ -62,6 +63,15 @@ async function lastAnswer(answers: Array<Promise<pg.QueryResult>>): Promise<pg.Q
 
 class PipelinedConnection implements DatabaseConnection {
   readonly client: pg.PoolClient;
+  /**
+   * The error that broke this connection (a reset socket, the server shutting down), if any. A
+   * client checked out of a pg pool has no `error` listener of the pool's: without this one, an
+   * error event while it is held (a database restart) would end the process.
+   */
+  #broken: Error | undefined;
+  readonly #onError = (error: Error): void => {
+    this.#broken ??= error;
+  };
   /** The BEGIN of a transaction not yet sent: it goes out with the next statement. */
   #pendingBegin: string | undefined;
   /** Whether a transaction is open on the server (its BEGIN was sent). */
@@ -71,6 +81,13 @@ class PipelinedConnection implements DatabaseConnection {
 
   constructor(client: pg.PoolClient) {
     this.client = client;
+    client.on('error', this.#onError);
+  }
+
+  /** Back to the pool, or destroyed by it when the connection broke while held. */
+  release(): void {
+    this.client.removeListener('error', this.#onError);
+    this.client.release(this.#broken);
   }
 
   begin(statement: string): void {
@@ -86,7 +103,11 @@ class PipelinedConnection implements DatabaseConnection {
     }
     const answers = this.#writeOwed();
     answers.push(this.#write(query.sql, query.parameters));
-    return toKyselyResult<R>(await lastAnswer(answers));
+    try {
+      return toKyselyResult<R>(await lastAnswer(answers));
+    } catch (error) {
+      throw asAvailabilityError(error);
+    }
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not configured, as with Kysely's own driver without `cursor`.
@@ -104,7 +125,11 @@ class PipelinedConnection implements DatabaseConnection {
     answers.push(this.#write('commit'));
     // Whatever the answer, the transaction is over: a failed COMMIT rolls back.
     this.#begun = false;
-    await lastAnswer(answers);
+    try {
+      await lastAnswer(answers);
+    } catch (error) {
+      throw asAvailabilityError(error);
+    }
   }
 
   /** Rolls back on the server if the transaction reached it; held writes are simply dropped. */
@@ -113,7 +138,15 @@ class PipelinedConnection implements DatabaseConnection {
     this.#pendingBegin = undefined;
     this.#begun = false;
     this.#held = [];
-    if (begun) await this.client.query('rollback');
+    // A connection that broke has no transaction left on the server to roll back; the error that
+    // broke it is the one the caller sees, not this statement's.
+    if (!begun || this.#broken !== undefined) return;
+    try {
+      await this.client.query('rollback');
+    } catch (error) {
+      // The server ends the transaction with the session; the pool must not reuse this client.
+      this.#broken ??= error instanceof Error ? error : new Error(String(error));
+    }
   }
 
   #inTransaction(): boolean {
@@ -164,7 +197,13 @@ class PipelinedPostgresDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new PipelinedConnection(await this.#pool.connect());
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw asAvailabilityError(error);
+    }
+    return new PipelinedConnection(client);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -180,7 +219,7 @@ class PipelinedPostgresDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    own(connection).client.release();
+    own(connection).release();
   }
 
   async destroy(): Promise<void> {

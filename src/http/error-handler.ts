@@ -6,6 +6,11 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DatabaseUnavailableError,
+  isConnectionFailure,
+} from '../db/availability.ts';
+import {
   DomainError,
   type ErrorCode,
   FieldValidationError,
@@ -39,7 +44,7 @@ const MAPPINGS: Record<ErrorCode, ErrorMapping> = {
   PRECONDITION_FAILED: { status: 412, showCode: true },
   RATE_LIMIT_EXCEEDED: { status: 429, showCode: true },
   RATE_LIMITED: { status: 429, showCode: true },
-  SERVICE_UNAVAILABLE: { status: 503, showCode: false },
+  SERVICE_UNAVAILABLE: { status: 503, showCode: true },
 };
 
 export interface ErrorBody {
@@ -69,8 +74,14 @@ function sendDomainError(error: DomainError, reply: FastifyReply): FastifyReply 
   const mapping = MAPPINGS[error.code];
   const body = domainErrorBody(error);
   if (mapping.status === 401) reply.header('WWW-Authenticate', 'Bearer');
-  if (error instanceof RateLimitExceededError || error instanceof QuotaThrottledError) {
+  if (
+    error instanceof RateLimitExceededError ||
+    error instanceof QuotaThrottledError ||
+    error instanceof DatabaseUnavailableError
+  ) {
     reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  } else if (error.code === 'SERVICE_UNAVAILABLE') {
+    reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
   }
   return reply.status(mapping.status).send(body);
 }
@@ -88,7 +99,16 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; detail: string; code?: 
 };
 
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof DomainError) return sendDomainError(error, reply);
+  if (error instanceof DomainError) {
+    if (error instanceof DatabaseUnavailableError) logUnavailable(request, error);
+    return sendDomainError(error, reply);
+  }
+  // A lost database connection that reached here without passing the driver (contract §0): 503.
+  if (isConnectionFailure(error)) {
+    const unavailable = new DatabaseUnavailableError(error);
+    logUnavailable(request, unavailable);
+    return sendDomainError(unavailable, reply);
+  }
 
   if (error.validation) {
     const detail = toValidationIssues(error.validation as ErrorObject[], error.validationContext ?? 'body');
@@ -115,6 +135,31 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
 
   request.log.error({ err: error, reqId: request.id }, 'unhandled error');
   return reply.status(500).send({ detail: 'Internal server error', details: { request_id: request.id } });
+}
+
+let lastUnavailableLog = 0;
+let unloggedUnavailable = 0;
+
+/**
+ * At most one warning a second, with the number of 503s since the last: an operator sees the
+ * outage in the log, and thousands of answers a second do not flood it.
+ */
+function logUnavailable(request: FastifyRequest, error: DatabaseUnavailableError): void {
+  unloggedUnavailable += 1;
+  const now = Date.now();
+  if (now - lastUnavailableLog < 1000) return;
+  lastUnavailableLog = now;
+  const cause = error.cause as { message?: unknown; code?: unknown } | undefined;
+  request.log.warn(
+    {
+      reqId: request.id,
+      cause: typeof cause?.message === 'string' ? cause.message : String(cause),
+      code: cause?.code,
+      answered_503: unloggedUnavailable,
+    },
+    'database unavailable: answering 503',
+  );
+  unloggedUnavailable = 0;
 }
 
 /**

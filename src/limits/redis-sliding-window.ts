@@ -5,9 +5,20 @@
  * reading the rest. One Lua script updates both atomically. The time comes from the caller's clock,
  * like the memory store, so tests move a ManualClock instead of sleeping; nodes' clocks must agree
  * to well within a second (NTP does).
+ *
+ * While Redis cannot be reached (contract §0: a Redis outage costs no request), each call that
+ * fails is answered by a fallback store in this node's memory: limits still hold, per node. The
+ * limiters' connection (window-stores.ts) has no offline queue and a short command timeout, so a
+ * call fails at once while it is disconnected instead of waiting for a reconnect.
  */
 import type { Redis } from 'ioredis';
-import { BUCKET_MS, bucketsIn, type WindowDecision, type WindowStore } from './sliding-window.ts';
+import {
+  BUCKET_MS,
+  bucketsIn,
+  MemoryWindowStore,
+  type WindowDecision,
+  type WindowStore,
+} from './sliding-window.ts';
 
 // KEYS[1] counts hash, KEYS[2] sorted set of its seconds; ARGV: limit, now ms, bucket ms, span
 // (buckets in the window), cost (requests asking at once; 0 = peek). Grants min(cost, room) of them.
@@ -91,11 +102,22 @@ export class RedisWindowStore implements WindowStore {
   private readonly span: number;
 
   private readonly onError: (error: unknown) => void;
+  private readonly fallback: WindowStore;
   private lastWarning = 0;
 
-  /** `redis` should be a connection of the limiters' own (see window-stores.ts). */
-  constructor(redis: Redis, prefix: string, windowMs: number, onError: (error: unknown) => void = () => {}) {
+  /**
+   * `redis` should be a connection of the limiters' own (see window-stores.ts); `fallback` counts
+   * while it is not connected.
+   */
+  constructor(
+    redis: Redis,
+    prefix: string,
+    windowMs: number,
+    onError: (error: unknown) => void = () => {},
+    fallback: WindowStore = new MemoryWindowStore(windowMs),
+  ) {
     this.onError = onError;
+    this.fallback = fallback;
     if (!('slidingWindow' in redis)) redis.defineCommand('slidingWindow', { numberOfKeys: 2, lua: SCRIPT });
     this.redis = redis as WindowRedis;
     this.prefix = prefix;
@@ -151,22 +173,37 @@ export class RedisWindowStore implements WindowStore {
         );
       });
     } catch (error) {
-      // Fail open: Redis being unreachable must not take the API down with it. The requests are
-      // allowed and not counted; the operator sees the warning (at most one per 10 s).
-      const now = Date.now();
-      if (now - this.lastWarning > 10_000) {
-        this.lastWarning = now;
-        this.onError(error);
-      }
-      for (const resolve of batch.waiters) resolve({ allowed: true, count: 0, resetMs: this.windowMs });
+      this.answerLocally(batch, error);
+    }
+  }
+
+  /**
+   * Redis being unreachable must not take the API down with it: the node's own memory counts
+   * meanwhile (what it counted is not carried over when Redis returns). The operator sees a
+   * warning, at most one per 10 s.
+   */
+  private answerLocally(batch: PendingBatch, error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastWarning > 10_000) {
+      this.lastWarning = now;
+      this.onError(error);
+    }
+    for (const resolve of batch.waiters) {
+      this.fallback
+        .consume(batch.key, batch.limit, batch.nowMs)
+        .then(resolve, () => resolve({ allowed: true, count: 0, resetMs: this.windowMs }));
     }
   }
 
   async peek(keys: readonly string[], nowMs: number): Promise<number[]> {
-    const results = await Promise.all(
-      keys.map((key) => this.redis.slidingWindow(...this.keysOf(key), 0, nowMs, BUCKET_MS, this.span, 0)),
-    );
-    return results.map((r) => r[1]);
+    try {
+      const results = await Promise.all(
+        keys.map((key) => this.redis.slidingWindow(...this.keysOf(key), 0, nowMs, BUCKET_MS, this.span, 0)),
+      );
+      return results.map((r) => r[1]);
+    } catch {
+      return this.fallback.peek(keys, nowMs);
+    }
   }
 
   /** Both keys of one limiter key, hash-tagged so that a Redis cluster keeps them in one slot. */

@@ -4,14 +4,21 @@
  * the other in event order — and records outcomes in batches (group commit). `runOnce()` does one
  * claim → send → record round and is how tests drive the retry schedule with a manual clock.
  *
- * Shutdown: `stop()` stops claiming, lets attempts in flight finish (each is bounded by its
- * timeout), records them, and gives back the leases of claimed deliveries not yet sent, so another
- * worker takes them at once. A crash instead leaves leases to expire: the delivery is attempted
- * again (same attempt number and idempotency key) — at least once, never lost.
+ * Shutdown (contract §0): `stop()` stops claiming, gives back the leases of claimed deliveries not
+ * yet sent at once, so another worker takes them without waiting for the leases to run out, then
+ * lets attempts in flight finish (each is bounded by its timeout) and records them. A crash
+ * instead leaves leases to expire: the delivery is attempted again (same attempt number and
+ * idempotency key) — at least once, never lost.
+ *
+ * Outcomes that cannot be recorded because the database is unreachable are kept and recorded once
+ * it answers again: recording is guarded by the lease, and an attempt made is not made twice
+ * just because the database restarted.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Notifier } from '../account/notifier.ts';
+import { isConnectionFailure } from '../db/availability.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -51,6 +58,8 @@ export interface DeliveryWorkerOptions {
 }
 
 const PURGE_EVERY_MS = 60_000;
+/** Between tries to record outcomes while the database is unreachable. */
+const RECORD_RETRY_MS = 500;
 /** Group commit of outcomes: at most this long after an attempt ends, or at once at FLUSH_AT waiting. */
 const FLUSH_DELAY_MS = 3;
 const FLUSH_AT = 200;
@@ -67,7 +76,10 @@ export class DeliveryWorker {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private chains = new Set<Promise<void>>();
-  private unsent: string[] = [];
+  /** Claimed deliveries whose attempt has not started: what `stop()` gives back at once. */
+  private readonly waiting = new Set<string>();
+  /** Deliveries given back (or whose lease was lost): their chains skip them. */
+  private readonly skipped = new Set<string>();
   private wakeLoop: (() => void) | undefined;
   private lastPurge = 0;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -122,16 +134,34 @@ export class DeliveryWorker {
     })();
   }
 
+  /**
+   * Stops claiming, gives back every claimed delivery not yet started (at once, not after the
+   * attempts in flight), then waits for those in flight and records their outcomes.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
     this.wakeLoop?.();
     await this.loop;
-    await Promise.all([...this.chains]);
+    const givenBack = [...this.waiting];
+    for (const id of givenBack) this.skipped.add(id);
+    this.waiting.clear();
+    this.o.logger.info(
+      { worker: this.id, given_back: givenBack.length, in_flight: this.inFlight - givenBack.length },
+      'delivery worker stopping: claimed deliveries not started given back, attempts in flight finishing',
+    );
+    const released = releaseLeases(this.o.db, this.id, givenBack, this.o.clock.now()).catch(
+      (error: unknown) =>
+        // Their leases run out instead: another worker takes them a little later.
+        this.o.logger.warn({ err: error, worker: this.id }, 'could not give back claimed deliveries'),
+    );
+    await Promise.all([...this.chains, released]);
     await this.flush();
-    const unsent = this.unsent;
-    this.unsent = [];
-    await releaseLeases(this.o.db, this.id, unsent, this.o.clock.now());
+  }
+
+  /** Claimed deliveries not started yet (tests read it). */
+  get waitingCount(): number {
+    return this.waiting.size;
   }
 
   private pause(ms: number): Promise<void> {
@@ -162,6 +192,7 @@ export class DeliveryWorker {
       }),
     );
     this.inFlight += claimed.length;
+    for (const d of claimed) this.waiting.add(d.id);
     return claimed;
   }
 
@@ -193,22 +224,22 @@ export class DeliveryWorker {
   private async runChain(list: ClaimedDelivery[]): Promise<void> {
     let lost = new Set<string>();
     for (const [index, delivery] of list.entries()) {
-      if ((this.stopping && this.loop) || lost.has(delivery.id)) {
-        if (!lost.has(delivery.id)) this.unsent.push(delivery.id);
+      if (!this.skipped.has(delivery.id) && !lost.has(delivery.id)) {
+        try {
+          lost = await this.keepLeases(list.slice(index), lost);
+        } catch (error) {
+          // Unsure whether we still hold them: send none; their leases run out and they are retried.
+          this.o.logger.error({ err: error, worker: this.id }, 'extending delivery leases failed');
+          lost = new Set([...lost, ...list.slice(index).map((d) => d.id)]);
+        }
+      }
+      // Checked after the last await before the send: `stop()` may have given it back meanwhile.
+      if (this.skipped.delete(delivery.id) || lost.has(delivery.id)) {
+        this.waiting.delete(delivery.id);
         this.inFlight -= 1;
         continue;
       }
-      try {
-        lost = await this.keepLeases(list.slice(index), lost);
-      } catch (error) {
-        // Unsure whether we still hold them: send none; their leases run out and they are retried.
-        this.o.logger.error({ err: error, worker: this.id }, 'extending delivery leases failed');
-        lost = new Set([...lost, ...list.slice(index).map((d) => d.id)]);
-      }
-      if (lost.has(delivery.id)) {
-        this.inFlight -= 1;
-        continue;
-      }
+      this.waiting.delete(delivery.id);
       let record: AttemptRecord;
       try {
         record = await this.attempt(delivery);
@@ -331,6 +362,16 @@ export class DeliveryWorker {
           });
           await this.notifyDeadLetters(dead);
         } catch (error) {
+          if (isConnectionFailure(error)) {
+            // Kept, not dropped: recorded once the database answers, so nothing is sent twice.
+            this.o.logger.warn(
+              { err: error, worker: this.id, count: batch.length },
+              'database unavailable: attempt outcomes kept until it answers',
+            );
+            this.results = batch.concat(this.results);
+            await delay(RECORD_RETRY_MS);
+            continue;
+          }
           // The leases run out and the deliveries are attempted again: at least once, never lost.
           this.o.logger.error(
             { err: error, worker: this.id, count: batch.length },

@@ -114,9 +114,9 @@ export function startWebhookEngine(deps: Deps): WebhookEngine {
     stop: async () => {
       stopping = true;
       signals.outbox.notify();
-      await dispatching;
-      await dwell.stop();
-      await Promise.all([worker.stop(), workflows.stop()]);
+      // Side by side: the workers give back claimed jobs not started at once (contract §0), not
+      // after the dispatcher's last batch.
+      await Promise.all([dispatching, dwell.stop(), worker.stop(), workflows.stop()]);
       await runtime.databases.close();
       await dispatcher.close();
     },

@@ -4,13 +4,17 @@
  * independently of its siblings, and records outcomes in batches (group commit). `runOnce()`
  * does one claim → run → record round: tests drive the retry schedule with a manual clock.
  *
- * Shutdown: `stop()` stops claiming, lets attempts in flight finish (each bounded by the action
- * timeout), records them and gives back leases of claimed jobs not yet started. A crash leaves
- * leases to run out: the attempt is made again (same attempt number) — at least once, never lost.
+ * Shutdown (contract §0): `stop()` stops claiming, gives back the leases of claimed jobs not yet
+ * started at once, lets attempts in flight finish (each bounded by the action timeout) and records
+ * them. A crash leaves leases to run out: the attempt is made again (same attempt number) — at
+ * least once, never lost. Outcomes that cannot be recorded while the database is unreachable are
+ * kept and recorded when it answers again, so a database restart makes no action run twice.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Notifier } from '../account/notifier.ts';
+import { isConnectionFailure } from '../db/availability.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -27,7 +31,7 @@ import {
 } from './action-queue.repository.ts';
 import { openConfig, type StoredAction } from './action-secrets.ts';
 import type { ActionExecutor, ActionOutcome, ActionRuntime } from './actions/action.ts';
-import type { TemplateContext } from './templates.ts';
+import { TemplateBudgetError, type TemplateContext } from './templates.ts';
 
 export type ActionExecutors = Readonly<Record<string, ActionExecutor<never>>>;
 
@@ -50,6 +54,8 @@ export interface ActionWorkerOptions {
 
 const FLUSH_DELAY_MS = 3;
 const FLUSH_AT = 200;
+/** Between tries to record outcomes while the database is unreachable. */
+const RECORD_RETRY_MS = 500;
 
 export class ActionWorker {
   readonly id: string;
@@ -118,11 +124,19 @@ export class ActionWorker {
     this.unsubscribe?.();
     this.wakeLoop?.();
     await this.loop;
-    await Promise.all([...this.running]);
-    await this.flush();
+    // Jobs claimed but not started are given back at once, while those in flight finish.
     const unstarted = this.unstarted;
     this.unstarted = [];
-    await releaseActionLeases(this.o.db, this.id, unstarted, this.o.clock.now());
+    this.o.logger.info(
+      { worker: this.id, given_back: unstarted.length, in_flight: this.inFlight - unstarted.length },
+      'workflow worker stopping: claimed actions not started given back, attempts in flight finishing',
+    );
+    const released = releaseActionLeases(this.o.db, this.id, unstarted, this.o.clock.now()).catch(
+      (error: unknown) =>
+        this.o.logger.warn({ err: error, worker: this.id }, 'could not give back claimed workflow actions'),
+    );
+    await Promise.all([...this.running, released]);
+    await this.flush();
   }
 
   private pause(ms: number): Promise<void> {
@@ -182,6 +196,8 @@ export class ActionWorker {
       const context = JSON.parse(job.context) as TemplateContext;
       return await (executor as ActionExecutor<unknown>).execute(config, context, this.o.runtime);
     } catch (error) {
+      // The template and the event are the run's: another attempt would stop at the same bound.
+      if (error instanceof TemplateBudgetError) return { ...failed(error.message), final: true };
       this.o.logger.error(
         { err: error, action: job.id, type: job.type },
         'workflow action attempt could not be made',
@@ -230,6 +246,16 @@ export class ActionWorker {
           );
           await this.notifyFailures(failedForGood);
         } catch (error) {
+          if (isConnectionFailure(error)) {
+            // Kept, not dropped: recorded once the database answers, so no action runs twice.
+            this.o.logger.warn(
+              { err: error, worker: this.id, count: batch.length },
+              'database unavailable: workflow outcomes kept until it answers',
+            );
+            this.results = batch.concat(this.results);
+            await delay(RECORD_RETRY_MS);
+            continue;
+          }
           // The leases run out and the actions are attempted again: at least once, never lost.
           this.o.logger.error(
             { err: error, worker: this.id, count: batch.length },

@@ -168,7 +168,7 @@ describe('rolling window, Redis store', async () => {
   });
 });
 
-test('an unreachable Redis fails open: the request is allowed uncounted and the error reported', async () => {
+test('an unreachable Redis: the node counts in memory at once, the error reported once', async () => {
   const dead = new Redis('redis://127.0.0.1:1', {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
@@ -178,10 +178,15 @@ test('an unreachable Redis fails open: the request is allowed uncounted and the 
   const errors: unknown[] = [];
   const store = new RedisWindowStore(dead, 'x:', HOUR_MS, (error) => errors.push(error));
   try {
-    const decision = await store.consume('k', 1, Date.UTC(2026, 0, 1));
-    assert.equal(decision.allowed, true);
-    assert.equal(decision.count, 0);
-    await store.consume('k', 1, Date.UTC(2026, 0, 1));
+    const t0 = Date.UTC(2026, 0, 1);
+    const first = await store.consume('k', 2, t0);
+    assert.deepEqual([first.allowed, first.count], [true, 1]);
+    const second = await store.consume('k', 2, t0 + 1000);
+    assert.deepEqual([second.allowed, second.count], [true, 2]);
+    const third = await store.consume('k', 2, t0 + 2000);
+    assert.equal(third.allowed, false, 'the limit holds while Redis is away');
+    assert.equal(third.resetMs, HOUR_MS - 2000, 'and says when the oldest counted request leaves');
+    assert.deepEqual(await store.peek(['k', 'other'], t0 + 2000), [2, 0]);
     assert.equal(errors.length, 1, 'reported once, not per request');
   } finally {
     dead.disconnect();
