@@ -196,9 +196,10 @@ for (const variant of variants) {
       assert.deepEqual(message.data, expectStatus(await call(one, `/events/${enter.id}`, bigJwt), 200));
       assert.equal((message.data as EventOut).metadata.geofence_metadata.notes, notes);
       if (variant.name.startsWith('PostgreSQL')) {
-        const parts = frames.slice(from).filter((f) => f.startsWith('#'));
-        assert.ok(parts.length >= 5, `cut into ${parts.length} NOTIFY payloads`);
-        assert.ok(parts.every((p) => Buffer.byteLength(p) < 8_000));
+        const parts = () => frames.slice(from).filter((f) => f.startsWith('#'));
+        // The tap is a listener of its own and may hear the last parts after node 2 did.
+        await eventually(() => parts().length >= 5, 'the frame cut into at least 5 NOTIFY payloads');
+        assert.ok(parts().every((p) => Buffer.byteLength(p) < 8_000));
       }
     });
 
