@@ -13,6 +13,7 @@ import { dashboardRoutes, sendIndex, wantsDashboardPage } from './dashboard/dash
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/devices.routes.ts';
 import { positionRoutes } from './devices/positions.routes.ts';
+import { webhookActionDeliveries } from './engine.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { geofenceRoutes } from './geofences/geofences.routes.ts';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
@@ -28,6 +29,8 @@ import { registerUnreadBodyDrain } from './http/unread-body.ts';
 import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts';
 import type { CommittedIngestion } from './locations/ingest.service.ts';
 import { locationRoutes } from './locations/locations.routes.ts';
+import { sessionLocationRoutes } from './locations/session-locations.routes.ts';
+import { OPERATION_EXAMPLES } from './operation-examples.ts';
 import { streamRoutes } from './stream/stream.routes.ts';
 import { sessionRoutes } from './tracking/sessions.routes.ts';
 import { deliveryRoutes } from './webhooks/deliveries.routes.ts';
@@ -72,6 +75,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   await registerOpenApi(app, deps.config.publicUrl, {
     apiKeyRateLimited: deps.billing.apiKeyLimit !== undefined,
+    examples: OPERATION_EXAMPLES,
   });
   await app.register(healthRoutes, {
     ping: deps.database.ping,
@@ -143,6 +147,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await api.register(locationRoutes, { ...pipeline, quota: deps.billing.eventQuota });
       await api.register(eventRoutes, pipeline);
       await api.register(sessionRoutes, pipeline);
+      await api.register(sessionLocationRoutes, pipeline);
       await api.register(webhookRoutes, {
         db: identity.db,
         capabilities: deps.database.capabilities,
@@ -164,6 +169,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         secretBox: deps.secretBox,
         allowPrivateTargets: deps.config.webhookAllowPrivateTargets,
         signals: deps.signals,
+        webhookActions: webhookActionDeliveries(deps),
       });
       await api.register(billingRoutes, { ...deps.billing, db: identity.db, clock: deps.clock });
     },

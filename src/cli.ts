@@ -19,13 +19,13 @@ import { customLimitsFromFlags, setPlan } from './billing/set-plan.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDeps, type Deps } from './deps.ts';
+import { runWorkerUntilSignal } from './engine.ts';
 import { createLogger } from './logger.ts';
 import { DomainError } from './shared/errors.ts';
 import { uuidv7 } from './shared/ids.ts';
 import { simulate } from './simulator/simulate.ts';
 import { parseTrack, TrackFormatError } from './simulator/track-file.ts';
 import { verifyWebhookCommand } from './webhooks/verify-command.ts';
-import { runWorkerUntilSignal } from './webhooks/worker-process.ts';
 import {
   findMembership,
   insertMember,

@@ -29,6 +29,7 @@ import { type DashboardFiles, loadDashboardFiles } from './dashboard/dashboard-f
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { GeofenceIndexRegistry } from './geofences/geofence-index-registry.ts';
+import { createJobSignals, type JobSignals } from './jobs/wake-signal.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { createWindowStores } from './limits/window-stores.ts';
 import { createLogger } from './logger.ts';
@@ -39,7 +40,6 @@ import { resolveSecret } from './shared/secrets.ts';
 import { createStreamHub } from './stream/create-stream-hub.ts';
 import { StreamPublisher } from './stream/publish.ts';
 import type { StreamHub } from './stream/stream-hub.ts';
-import { createWebhookSignals, type WebhookSignals } from './webhooks/wake-signal.ts';
 import {
   INVITATION_EMAIL_PERIOD_SECONDS,
   INVITATION_EMAILS_PER_ADDRESS,
@@ -79,7 +79,7 @@ export interface Deps {
   /** Password-reset requests: the per-IP budget on the request path, the e-mails after it (contract §2.1). */
   passwordResets: PasswordResetRequests;
   /** Wake-ups of the webhook engine: ingestion commits → outbox dispatcher → delivery worker (ADR 010). */
-  signals: WebhookSignals;
+  signals: JobSignals;
   /** Plans, subscriptions, API-key rate limits, event quotas and usage metering (contract §7). */
   billing: Billing;
   /** The built web dashboard, served at `/` (src/dashboard). */
@@ -236,7 +236,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       checkIntervalMs: config.geofenceIndexCheckMs,
       idleEvictMs: config.geofenceIndexIdleMs,
     }),
-    signals: createWebhookSignals(),
+    signals: createJobSignals(),
     dashboardFiles: loadDashboardFiles(config.dashboardDir),
     limiters,
     passwordResets,

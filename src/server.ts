@@ -5,11 +5,11 @@
  * SHUTDOWN_GRACE_SECONDS, claimed jobs not started are given back at once, then exit 0.
  */
 import { buildApp } from './app.ts';
+import { startBackgroundJobs } from './background-jobs.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
-import { startBackgroundJobs } from './jobs/background-jobs.ts';
+import { startJobEngine } from './engine.ts';
 import { exitGracefullyOnSignals, logUnhandledRejections } from './shutdown.ts';
-import { startWebhookEngine } from './webhooks/webhook-engine.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const app = await buildApp(deps);
   const jobs = startBackgroundJobs(deps);
   // Webhook delivery in-process (ADR 010); RUN_WORKER=false leaves it to `src/worker.ts` processes.
-  const webhooks = config.runWorker ? startWebhookEngine(deps) : undefined;
+  const webhooks = config.runWorker ? startJobEngine(deps) : undefined;
   exitGracefullyOnSignals({
     logger: deps.logger,
     graceMs: config.shutdownGraceMs,

@@ -5,7 +5,7 @@
  */
 import { ConfigError, loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
-import { runWorkerUntilSignal } from './webhooks/worker-process.ts';
+import { runWorkerUntilSignal } from './engine.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;

@@ -204,7 +204,7 @@ describe('a production install: npm ci --omit=dev, then node src/server.ts', () 
     assert.equal(migrate.code, 0, migrate.output);
     assert.ok(Array.isArray(JSON.parse(migrate.stdout).applied), migrate.output);
     const worker = await start(path.join(dir, 'app'), 'src/worker.ts', serviceEnv(), (output) =>
-      output.includes('webhook worker started'),
+      output.includes('job worker started'),
     );
     children.push(worker.child);
     assert.equal(await worker.stop(), 0, `clean exit on SIGTERM:\n${worker.output()}`);

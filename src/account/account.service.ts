@@ -1,12 +1,19 @@
 /**
  * Account settings (contract §2.5). A PATCH is a read-modify-write of one row: it runs in one
  * transaction with the row locked (PostgreSQL; SQLite serialises writers), so two partial updates of
- * different fields made at the same moment both survive.
+ * different fields made at the same moment both survive. A user's first change creates the row
+ * (with the defaults, then locked like any other).
  */
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { FieldValidationError } from '../shared/errors.ts';
-import { type AccountSettings, findSettings, type NotifyTopic, saveSettings } from './settings.repository.ts';
+import {
+  type AccountSettings,
+  ensureSettings,
+  findSettings,
+  type NotifyTopic,
+  saveSettings,
+} from './settings.repository.ts';
 
 export interface SettingsChange {
   timezone?: string | undefined;
@@ -36,6 +43,7 @@ export async function updateSettings(
     ]);
   }
   return withTransaction(db, async (trx) => {
+    await ensureSettings(trx, userId, now);
     const current = await findSettings(trx, userId, { forUpdate: capabilities.rowLocks });
     const next: AccountSettings = {
       timezone: patch.timezone ?? current.timezone,

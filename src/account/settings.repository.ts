@@ -17,7 +17,11 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   notifyOn: [...NOTIFY_TOPICS],
 };
 
-export async function createDefaultSettings(db: Executor, userId: string, now: Date): Promise<void> {
+/**
+ * Gives the user a row holding the defaults unless it has one, so that a change has a row to lock.
+ * Until then a user has no row and reads the defaults (findSettings).
+ */
+export async function ensureSettings(db: Executor, userId: string, now: Date): Promise<void> {
   await db
     .insertInto('account_settings')
     .values({
@@ -27,6 +31,7 @@ export async function createDefaultSettings(db: Executor, userId: string, now: D
       notify_on: json(DEFAULT_SETTINGS.notifyOn),
       updated_at: now,
     })
+    .onConflict((oc) => oc.column('user_id').doNothing())
     .execute();
 }
 

@@ -6,11 +6,11 @@
  * by a key records that key's creator, so both act within that person's current role and both end
  * when that person leaves the workspace.
  */
-import type { Notifier } from '../account/notifier.ts';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import { InsufficientPermissionsError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
+import type { WorkspaceNotices } from '../workspaces/workspaces.service.ts';
 import { type ApiKey, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from './api-keys.repository.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { Principal } from './principal.ts';
@@ -21,7 +21,8 @@ export interface ApiKeysContext {
   db: Db;
   clock: Clock;
   authenticator: Authenticator;
-  notifier: Notifier;
+  /** Creations and revocations are told to the workspace's owners and admins (account/notifier.ts). */
+  notifier: WorkspaceNotices;
 }
 
 export async function createApiKey(

@@ -8,7 +8,6 @@
  * workspaces.service.ts).
  */
 
-import { createDefaultSettings } from '../account/settings.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
@@ -72,7 +71,6 @@ export async function register(
       await insertUser(trx, { id: userId, email: input.email, name, passwordHash, now });
       await insertWorkspace(trx, { id: workspaceId, name: workspaceName, now });
       await insertMember(trx, { workspaceId, userId, role: 'owner', now });
-      await createDefaultSettings(trx, userId, now);
       await insertOneTimeToken(trx, {
         id: uuidv7(),
         userId,

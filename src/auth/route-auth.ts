@@ -10,28 +10,21 @@
  *   { …, roleFromPath: true }        /workspaces/{workspace_id}: a JWT user acts with its role in THAT
  *                                    workspace (contract §2.4), which the service checks; `scope` is
  *                                    checked here for API keys only
- * The same declaration feeds the OpenAPI document (security and `x-required-scope`), so the
- * document, the enforcement and the scope-matrix test cannot drift apart. A route under /api/v1
- * without a declaration fails at start-up rather than defaulting to open.
+ * The same declaration feeds the OpenAPI document (security and `x-required-scope`,
+ * http/route-auth-declaration.ts), so the document, the enforcement and the scope-matrix test cannot
+ * drift apart. A route under /api/v1 without a declaration fails at start-up rather than defaulting
+ * to open.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { type ApiKeyRateLimit, apiKeyLimitExceeded, rateLimitHeaders } from '../limits/api-key-limit.ts';
+import type { RouteAuthDeclaration } from '../http/route-auth-declaration.ts';
+import { type ApiKeyLimit, apiKeyLimitExceeded, rateLimitHeaders } from '../limits/api-key-limit.ts';
 import { InsufficientPermissionsError, NotAuthenticatedError } from '../shared/errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
 
-export type RouteAuth =
-  | 'public'
-  | {
-      scope: Scope | null;
-      via?: 'any' | 'user' | 'api_key';
-      adminOnly?: boolean;
-      anyScope?: readonly Scope[];
-      streamToken?: boolean;
-      /** A JWT user's role comes from its membership of the path's workspace, not its token. */
-      roleFromPath?: boolean;
-    };
+/** A route's declaration, held to the scopes there are. */
+export type RouteAuth = RouteAuthDeclaration<Scope>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -47,7 +40,7 @@ export function registerRouteAuth(
   authenticator: Authenticator,
   protectedPrefix: string,
   /** The per-key hourly limit (contract §7), applied once an API key is recognised. */
-  apiKeyLimit?: ApiKeyRateLimit,
+  apiKeyLimit?: ApiKeyLimit,
 ): void {
   app.decorateRequest('principal', undefined);
 
@@ -139,24 +132,4 @@ export function userOf(request: FastifyRequest): Extract<Principal, { kind: 'use
   if (principal.kind !== 'user')
     throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');
   return principal;
-}
-
-/** OpenAPI security requirements and extensions derived from a route's declaration. */
-export function openApiAuthFields(auth: RouteAuth | undefined): Record<string, unknown> {
-  if (auth === undefined || auth === 'public') return { security: [] };
-  const via = auth.via ?? 'any';
-  const security: Array<Record<string, string[]>> =
-    via === 'user'
-      ? [{ bearerJwt: [] }]
-      : via === 'api_key'
-        ? [{ bearerApiKey: [] }, { apiKeyHeader: [] }]
-        : [{ bearerJwt: [] }, { bearerApiKey: [] }, { apiKeyHeader: [] }];
-  if (auth.streamToken) security.push({ streamToken: [] });
-  return {
-    security,
-    'x-required-scope': auth.scope,
-    ...(auth.anyScope ? { 'x-required-scope-any-of': [...auth.anyScope] } : {}),
-    'x-auth-via': via,
-    ...(auth.adminOnly ? { 'x-required-role': 'owner or admin (JWT users)' } : {}),
-  };
 }

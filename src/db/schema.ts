@@ -1,47 +1,8 @@
-/** The whole database as Kysely sees it; each domain declares its own tables. */
-import type { AccountSettingsTable, NotificationsTable } from '../account/account.tables.ts';
-import type { ApiKeysTable, AuthSessionsTable, OneTimeTokensTable, UsersTable } from '../auth/auth.tables.ts';
-import type { BillingTables } from '../billing/billing.tables.ts';
-import type { DevicesTable } from '../devices/devices.tables.ts';
-import type { EventOutboxTable, GeofenceEventsTable } from '../events/events.tables.ts';
-import type {
-  GeofencePresenceTable,
-  GeofencesTable,
-  GeofenceVersionsTable,
-} from '../geofences/geofences.tables.ts';
-import type { LocationsTable } from '../locations/locations.tables.ts';
-import type { EmailOutboxTable } from '../mail/mail.tables.ts';
-import type { TrackingSessionsTable } from '../tracking/tracking.tables.ts';
-import type { UsageCountersTable } from '../usage/usage.tables.ts';
-import type { DeliveryTables } from '../webhooks/deliveries.tables.ts';
-import type { WebhooksTable } from '../webhooks/webhooks.tables.ts';
-import type { WorkflowTables } from '../workflows/workflows.tables.ts';
-import type {
-  InvitationsTable,
-  WorkspaceMembersTable,
-  WorkspacesTable,
-} from '../workspaces/workspaces.tables.ts';
-
-/** Domain table groups added by later migrations are merged in through `extends`. */
-export interface DatabaseSchema extends DeliveryTables, BillingTables, WorkflowTables {
-  users: UsersTable;
-  workspaces: WorkspacesTable;
-  workspace_members: WorkspaceMembersTable;
-  invitations: InvitationsTable;
-  auth_sessions: AuthSessionsTable;
-  one_time_tokens: OneTimeTokensTable;
-  api_keys: ApiKeysTable;
-  account_settings: AccountSettingsTable;
-  notifications: NotificationsTable;
-  email_outbox: EmailOutboxTable;
-  geofences: GeofencesTable;
-  geofence_versions: GeofenceVersionsTable;
-  geofence_presence: GeofencePresenceTable;
-  devices: DevicesTable;
-  locations: LocationsTable;
-  geofence_events: GeofenceEventsTable;
-  event_outbox: EventOutboxTable;
-  tracking_sessions: TrackingSessionsTable;
-  usage_counters: UsageCountersTable;
-  webhooks: WebhooksTable;
-}
+/**
+ * The whole database as Kysely sees it. Each domain declares its own tables (`*.tables.ts`), and
+ * the composition root merges them all into this interface (src/database-schema.ts), so that db/,
+ * which every domain imports, imports no domain. A type-checked program that includes a repository
+ * must include that file too (tsconfig.json includes src/; web/tsconfig.json names it).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging (src/database-schema.ts)
+export interface DatabaseSchema {}

@@ -5,10 +5,10 @@
 import type { Selectable } from 'kysely';
 import { fromJson, json, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
-import { type StatementRunner, statement, updateFromValues } from '../db/statements.ts';
+import { type StatementRunner, statement } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LastLocation } from './devices.repository.ts';
-import type { DevicesTable } from './devices.tables.ts';
+import { type DevicesTable, insideSetWrites } from './devices.tables.ts';
 import { newestLocations } from './last-location.repository.ts';
 
 type LockedDeviceRow = Pick<
@@ -127,12 +127,8 @@ export async function saveInsideSets(
   workspaceId: string,
   sets: ReadonlyArray<{ id: string; insideGeofenceIds: readonly string[] }>,
 ): Promise<void> {
-  if (sets.length === 0) return;
-  await updateFromValues(db, capabilities, {
-    table: 'devices',
-    key: 'id',
-    columns: [{ name: 'inside_geofence_ids', type: 'json' }],
-    rows: sets.map((s) => [s.id, json(s.insideGeofenceIds)]),
-    workspaceId,
-  });
+  await insideSetWrites.updateInWorkspace(db, capabilities, workspaceId, sets, (s) => ({
+    id: s.id,
+    inside_geofence_ids: json(s.insideGeofenceIds),
+  }));
 }

@@ -1,9 +1,9 @@
 /** Request and response schemas of /devices (contract §4.1), and the record's JSON form. */
 import { Type } from 'typebox';
+import { PointSchema } from '../geo/point.ts';
 import { component } from '../http/components.ts';
 import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, Timestamp } from '../http/schemas.ts';
-import { PointSchema } from '../locations/point.ts';
 import type { Device } from './devices.repository.ts';
 
 export const LastLocationSchema = Type.Object(

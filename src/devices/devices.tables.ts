@@ -1,3 +1,4 @@
+import { bulkUpdate } from '../db/bulk-table.ts';
 import type { JsonColumn, TimestampColumn } from '../db/columns.ts';
 
 export interface DevicesTable {
@@ -18,3 +19,6 @@ export interface DevicesTable {
   created_at: TimestampColumn;
   updated_at: TimestampColumn;
 }
+
+/** Ingestion's many-row update of the devices whose inside-set changed (src/db/bulk-table.ts). */
+export const insideSetWrites = bulkUpdate<DevicesTable>()('devices', { inside_geofence_ids: 'json' });

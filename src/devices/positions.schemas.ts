@@ -1,8 +1,8 @@
 /** The map snapshot's GeoJSON (GET /devices/positions, ADR 016). */
 import { Type } from 'typebox';
+import { PointSchema } from '../geo/point.ts';
 import { component } from '../http/components.ts';
 import { Id, Nullable, StringEnum } from '../http/schemas.ts';
-import { PointSchema } from '../locations/point.ts';
 
 export const MAX_POSITIONS = 50_000;
 

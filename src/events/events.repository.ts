@@ -1,18 +1,13 @@
 /** SQL for geofence events and their outbox rows; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
+import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, json, toDate } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
-import {
-  type BulkColumn,
-  chunks,
-  insertRows,
-  residualEquals,
-  type StatementRunner,
-} from '../db/statements.ts';
+import { chunks, residualEquals, type StatementRunner } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import type { EventType, GeofenceEventsTable } from './events.tables.ts';
+import { type EventType, eventWrites, type GeofenceEventsTable, outboxWrites } from './events.tables.ts';
 
 export interface GeofenceEvent {
   id: string;
@@ -82,23 +77,26 @@ function toEvent(row: EventRow): GeofenceEvent {
   };
 }
 
-const INSERT_COLUMNS: readonly BulkColumn[] = [
-  { name: 'id', type: 'text' },
-  { name: 'workspace_id', type: 'text' },
-  { name: 'event_id', type: 'text' },
-  { name: 'event_type', type: 'text' },
-  { name: 'device_id', type: 'text' },
-  { name: 'user_id', type: 'text' },
-  { name: 'geofence_id', type: 'text' },
-  { name: 'geofence_name', type: 'text' },
-  { name: 'lng', type: 'double' },
-  { name: 'lat', type: 'double' },
-  { name: 'location_id', type: 'text' },
-  { name: 'session_id', type: 'text' },
-  { name: 'occurred_at', type: 'timestamp' },
-  { name: 'created_at', type: 'timestamp' },
-  { name: 'metadata', type: 'json' },
-];
+/** An event's row (`eventWrites`). */
+function eventRow(e: GeofenceEvent): RowOf<typeof eventWrites> {
+  return {
+    id: e.id,
+    workspace_id: e.workspaceId,
+    event_id: e.eventId,
+    event_type: e.eventType,
+    device_id: e.deviceId,
+    user_id: e.userId,
+    geofence_id: e.geofenceId,
+    geofence_name: e.geofenceName,
+    lng: e.lng,
+    lat: e.lat,
+    location_id: e.locationId,
+    session_id: e.sessionId,
+    occurred_at: e.occurredAt,
+    created_at: e.createdAt,
+    metadata: json(e.metadata),
+  };
+}
 
 /**
  * Inserts the events and one outbox row each (ADR 008). Callers run this inside the transaction
@@ -113,42 +111,14 @@ export async function insertEventsWithOutbox(
   dispatchedAt: Date | null,
 ): Promise<void> {
   if (events.length === 0) return;
-  await insertRows(
-    db,
-    capabilities,
-    'geofence_events',
-    INSERT_COLUMNS,
-    events.map((e) => [
-      e.id,
-      e.workspaceId,
-      e.eventId,
-      e.eventType,
-      e.deviceId,
-      e.userId,
-      e.geofenceId,
-      e.geofenceName,
-      e.lng,
-      e.lat,
-      e.locationId,
-      e.sessionId,
-      e.occurredAt,
-      e.createdAt,
-      json(e.metadata),
-    ]),
-  );
-  await insertRows(
-    db,
-    capabilities,
-    'event_outbox',
-    [
-      { name: 'id', type: 'text' },
-      { name: 'workspace_id', type: 'text' },
-      { name: 'event_row_id', type: 'text' },
-      { name: 'created_at', type: 'timestamp' },
-      { name: 'dispatched_at', type: 'timestamp' },
-    ],
-    events.map((e) => [uuidv7(), e.workspaceId, e.id, e.createdAt, dispatchedAt]),
-  );
+  await eventWrites.insert(db, capabilities, events, eventRow);
+  await outboxWrites.insert(db, capabilities, events, (e) => ({
+    id: uuidv7(),
+    workspace_id: e.workspaceId,
+    event_row_id: e.id,
+    created_at: e.createdAt,
+    dispatched_at: dispatchedAt,
+  }));
 }
 
 export async function findEvent(

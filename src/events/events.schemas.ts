@@ -1,9 +1,9 @@
 /** Request and response schemas of /events (contract §4.3), and the record's JSON form. */
 import { Type } from 'typebox';
+import { PointSchema, pointOf } from '../geo/point.ts';
 import { component, describedComponent } from '../http/components.ts';
 import { freeObject } from '../http/free-object.ts';
 import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
-import { PointSchema, pointOf } from '../locations/point.ts';
 import { EVENT_NAMES, EVENT_TYPES, eventNameOf } from './event-types.ts';
 import type { GeofenceEvent } from './events.repository.ts';
 

@@ -1,3 +1,4 @@
+import { bulkTable } from '../db/bulk-table.ts';
 import type { JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
 import type { EventType } from './event-types.ts';
 
@@ -32,3 +33,30 @@ export interface EventOutboxTable {
   created_at: TimestampColumn;
   dispatched_at: NullableTimestampColumn;
 }
+
+/** The many-row writers of these tables (src/db/bulk-table.ts): named rows, columns declared once. */
+export const eventWrites = bulkTable<GeofenceEventsTable>()('geofence_events', {
+  id: 'text',
+  workspace_id: 'text',
+  event_id: 'text',
+  event_type: 'text',
+  device_id: 'text',
+  user_id: 'text',
+  geofence_id: 'text',
+  geofence_name: 'text',
+  lng: 'double',
+  lat: 'double',
+  location_id: 'text',
+  session_id: 'text',
+  occurred_at: 'timestamp',
+  created_at: 'timestamp',
+  metadata: 'json',
+});
+
+export const outboxWrites = bulkTable<EventOutboxTable>()('event_outbox', {
+  id: 'text',
+  workspace_id: 'text',
+  event_row_id: 'text',
+  created_at: 'timestamp',
+  dispatched_at: 'timestamp',
+});

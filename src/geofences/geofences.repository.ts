@@ -4,10 +4,8 @@ import { fromJson, json, toBool, toDate } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import {
-  type BulkColumn,
   type BulkColumnType,
   chunks,
-  insertRows,
   quote,
   residualEquals,
   type StatementRunner,
@@ -15,7 +13,7 @@ import {
 } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { Bbox, FenceGeometry } from '../geo/index.ts';
-import type { GeofencesTable } from './geofences.tables.ts';
+import { type GeofencesTable, geofenceReplacements, geofenceWrites } from './geofences.tables.ts';
 import type { FenceRules, RuledEntry } from './workspace-fences.ts';
 
 export interface Geofence {
@@ -99,6 +97,7 @@ function toGeofence(row: GeofenceRow): Geofence {
   };
 }
 
+/** A geofence's row: for Kysely, `geofenceWrites` and `geofenceReplacements` alike. */
 function rowOf(g: Geofence) {
   return {
     id: g.id,
@@ -124,25 +123,6 @@ export async function insertGeofence(db: Executor, g: Geofence): Promise<void> {
   await db.insertInto('geofences').values(rowOf(g)).execute();
 }
 
-const INSERT_COLUMNS: readonly BulkColumn[] = [
-  { name: 'id', type: 'text' },
-  { name: 'workspace_id', type: 'text' },
-  { name: 'name', type: 'text' },
-  { name: 'description', type: 'text' },
-  { name: 'external_id', type: 'text' },
-  { name: 'geometry', type: 'json' },
-  { name: 'metadata', type: 'json' },
-  { name: 'enabled', type: 'boolean' },
-  { name: 'bbox', type: 'json' },
-  { name: 'vertex_count', type: 'integer' },
-  { name: 'version', type: 'integer' },
-  { name: 'dwell_seconds', type: 'integer' },
-  { name: 'exit_buffer_m', type: 'double' },
-  { name: 'max_accuracy_m', type: 'double' },
-  { name: 'created_at', type: 'timestamp' },
-  { name: 'updated_at', type: 'timestamp' },
-];
-
 /**
  * Inserts many geofences (a batch) with the many-row statement of db/statements.ts: on PostgreSQL
  * one parameter for all rows, so 1,000 geofences are not a 16,000-parameter statement to parse.
@@ -152,46 +132,8 @@ export async function insertGeofences(
   capabilities: DialectCapabilities,
   geofences: readonly Geofence[],
 ): Promise<void> {
-  await insertRows(
-    db,
-    capabilities,
-    'geofences',
-    INSERT_COLUMNS,
-    geofences.map((g) => [
-      g.id,
-      g.workspaceId,
-      g.name,
-      g.description,
-      g.externalId,
-      json(g.geometry),
-      json(g.metadata),
-      g.enabled,
-      json(g.bbox),
-      g.vertexCount,
-      g.version,
-      g.rules.dwellSeconds,
-      g.rules.exitBufferM,
-      g.rules.maxAccuracyM,
-      g.createdAt,
-      g.updatedAt,
-    ]),
-  );
+  await geofenceWrites.insert(db, capabilities, geofences, rowOf);
 }
-
-/** The columns a batch's upsert replaces (db/statements.ts many-row form), after the id. */
-const REPLACE_COLUMNS: readonly BulkColumn[] = [
-  { name: 'name', type: 'text' },
-  { name: 'description', type: 'text' },
-  { name: 'geometry', type: 'json' },
-  { name: 'bbox', type: 'json' },
-  { name: 'vertex_count', type: 'integer' },
-  { name: 'metadata', type: 'json' },
-  { name: 'enabled', type: 'boolean' },
-  { name: 'dwell_seconds', type: 'integer' },
-  { name: 'exit_buffer_m', type: 'double' },
-  { name: 'max_accuracy_m', type: 'double' },
-  { name: 'updated_at', type: 'timestamp' },
-];
 
 /**
  * Replaces every field of the workspace's geofences `replacements` name by id (all but
@@ -207,33 +149,17 @@ export async function replaceGeofences(
 ): Promise<Geofence[]> {
   const forms = capabilities.statements;
   const table = quote('geofences');
-  const types: BulkColumnType[] = ['text', ...REPLACE_COLUMNS.map((c) => c.type)];
+  const replaced = geofenceReplacements.columns;
+  const types: BulkColumnType[] = ['text', ...replaced.map((c) => c.type)];
   const assignments = [
-    ...REPLACE_COLUMNS.map((c, i) => `${quote(c.name)} = v.column${i + 2}`),
+    ...replaced.map((c, i) => `${quote(c.name)} = v.column${i + 2}`),
     `${quote('version')} = ${table}.${quote('version')} + 1`,
   ].join(', ');
   const returning = COLUMNS.map((c) => `${table}.${quote(c)}`).join(', ');
   const out: Geofence[] = [];
   for (const part of chunks(replacements, forms.maxRows(types.length, 1))) {
     const b = statement(capabilities).sql(`update ${table} set ${assignments} from `);
-    forms.updateSource(
-      b,
-      types,
-      part.map((g) => [
-        g.id,
-        g.name,
-        g.description,
-        json(g.geometry),
-        json(g.bbox),
-        g.vertexCount,
-        json(g.metadata),
-        g.enabled,
-        g.rules.dwellSeconds,
-        g.rules.exitBufferM,
-        g.rules.maxAccuracyM,
-        g.updatedAt,
-      ]),
-    );
+    forms.updateSource(b, types, geofenceReplacements.valuesOf(part, rowOf));
     // The id picks the rows; the workspace is a residual check (as db/statements.ts guards do).
     b.sql(` where ${table}.${quote('id')} = v.column1 and ${table}.${quote('workspace_id')} || '' = `)
       .value(workspaceId)

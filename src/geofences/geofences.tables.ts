@@ -1,3 +1,4 @@
+import { bulkTable, bulkUpdate } from '../db/bulk-table.ts';
 import type { BooleanColumn, JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
 
 export interface GeofencesTable {
@@ -41,3 +42,50 @@ export interface GeofencePresenceTable {
   dwell_due_at: NullableTimestampColumn;
   dwelled_at: NullableTimestampColumn;
 }
+
+/** The many-row writers of these tables (src/db/bulk-table.ts): named rows, columns declared once. */
+export const geofenceWrites = bulkTable<GeofencesTable>()('geofences', {
+  id: 'text',
+  workspace_id: 'text',
+  name: 'text',
+  description: 'text',
+  external_id: 'text',
+  geometry: 'json',
+  metadata: 'json',
+  enabled: 'boolean',
+  bbox: 'json',
+  vertex_count: 'integer',
+  version: 'integer',
+  dwell_seconds: 'integer',
+  exit_buffer_m: 'double',
+  max_accuracy_m: 'double',
+  created_at: 'timestamp',
+  updated_at: 'timestamp',
+});
+
+/**
+ * The columns a batch's upsert replaces by id: all but `external_id`, `created_at` and the row
+ * version, which the statement raises itself (geofences.repository.ts `replaceGeofences`).
+ */
+export const geofenceReplacements = bulkUpdate<GeofencesTable>()('geofences', {
+  name: 'text',
+  description: 'text',
+  geometry: 'json',
+  bbox: 'json',
+  vertex_count: 'integer',
+  metadata: 'json',
+  enabled: 'boolean',
+  dwell_seconds: 'integer',
+  exit_buffer_m: 'double',
+  max_accuracy_m: 'double',
+  updated_at: 'timestamp',
+});
+
+export const presenceWrites = bulkTable<GeofencePresenceTable>()('geofence_presence', {
+  device_id: 'text',
+  geofence_id: 'text',
+  workspace_id: 'text',
+  entered_at: 'timestamp',
+  dwell_due_at: 'timestamp',
+  dwelled_at: 'timestamp',
+});

@@ -4,7 +4,7 @@
  * them for every operation (contract §1, §7). The single place deciding them: a route declares only
  * the errors of its own logic (a 409, a 400 business rule, a quota 403).
  */
-import type { RouteAuth } from '../auth/route-auth.ts';
+import type { RouteAuthDeclaration } from './route-auth-declaration.ts';
 
 export interface RouteFacts {
   /** The route has a body schema: it parses JSON. */
@@ -12,7 +12,7 @@ export interface RouteFacts {
   /** The route has path parameters: the resource they name may not exist. */
   hasPathParams: boolean;
   hasQuery: boolean;
-  auth: RouteAuth | undefined;
+  auth: RouteAuthDeclaration | undefined;
   /** The body limit of the route in bytes (its own or the application's). */
   bodyLimit: number;
   /** API keys are counted against their hourly budget (API_KEY_RATE_LIMITS). */

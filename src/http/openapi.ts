@@ -9,6 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ComponentCatalogue } from './component-catalogue.ts';
 import { withEntityTagHeaders } from './entity-tag-headers.ts';
+import type { OperationExamples } from './examples/operation-example.ts';
 import { withOperationExamples } from './operation-examples.ts';
 import { withRateLimitHeaders } from './rate-limit-headers.ts';
 import { type DocumentationSettings, documentedSchema } from './route-documentation.ts';
@@ -42,6 +43,8 @@ for a few seconds before it lets go, so the answer is not lost to a reset.`;
 export interface OpenApiOptions {
   /** API keys are counted against their plan's hourly budget, so their routes can answer 429. */
   apiKeyRateLimited: boolean;
+  /** Each operation's example request and answers, by `METHOD /path` (src/operation-examples.ts). */
+  examples: OperationExamples;
 }
 
 export async function registerOpenApi(
@@ -98,7 +101,10 @@ export async function registerOpenApi(
     // Rate-limit headers (contract §7), entity tags and the examples are added to the finished document.
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? withOperationExamples(withEntityTagHeaders(withRateLimitHeaders(documentObject.openapiObject)))
+        ? withOperationExamples(
+            withEntityTagHeaders(withRateLimitHeaders(documentObject.openapiObject)),
+            options.examples,
+          )
         : documentObject.swaggerObject,
     // Security, scope, common errors and component references come from the route (ADR 013).
     transform: ({ url, route }) => ({ schema: documentedSchema(route, settings, catalogue), url }),

@@ -4,10 +4,10 @@
  * security fields of its `config.auth`. Only the document sees this form; the route keeps its own
  * schema for validation and serialisation.
  */
-import { openApiAuthFields, type RouteAuth } from '../auth/route-auth.ts';
 import { commonErrorResponses } from './common-error-responses.ts';
 import type { ComponentCatalogue } from './component-catalogue.ts';
 import { componentName, describedComponent } from './components.ts';
+import { openApiAuthFields, type RouteAuthDeclaration } from './route-auth-declaration.ts';
 import { ErrorSchema } from './schemas.ts';
 
 export interface DocumentedRoute {
@@ -38,7 +38,7 @@ export function documentedSchema(
 ): Record<string, unknown> {
   const schema = (route.schema ?? {}) as RouteSchema & Record<string, unknown>;
   if (schema.hide) return schema;
-  const auth = (route.config as { auth?: RouteAuth } | undefined)?.auth;
+  const auth = (route.config as { auth?: RouteAuthDeclaration } | undefined)?.auth;
   const common = commonErrorResponses({
     hasBody: schema.body !== undefined,
     hasPathParams: schema.params !== undefined || route.url.includes(':'),

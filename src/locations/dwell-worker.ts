@@ -6,8 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { Db, DialectCapabilities } from '../db/database.ts';
+import type { WakeSignal } from '../jobs/wake-signal.ts';
 import type { Clock } from '../shared/clock.ts';
-import type { WakeSignal } from '../webhooks/wake-signal.ts';
 import { nextDwellDue } from './dwell.repository.ts';
 import { type FiredBatch, fireDueDwells } from './dwell-firing.service.ts';
 

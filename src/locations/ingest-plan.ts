@@ -8,13 +8,13 @@ import type { DeviceTrackingState, LockedDevice } from '../devices/device-tracki
 import type { LastLocation } from '../devices/devices.repository.ts';
 import { seedEventId } from '../events/event-id.ts';
 import type { EventGeofence, GeofenceEvent } from '../events/events.repository.ts';
+import { pointOf } from '../geo/point.ts';
 import { uuidv7, uuidv7After } from '../shared/ids.ts';
 import { recordSessionStep } from '../tracking/session-summary.ts';
 import type { TrackingSession } from '../tracking/sessions.repository.ts';
 import { type ContainmentIndex, type DeviceCursor, evaluateLocation, type Transition } from './evaluate.ts';
 import type { ParsedLocation } from './location-input.ts';
 import type { StoredLocation } from './locations.repository.ts';
-import { pointOf } from './point.ts';
 import { DevicePresence, type DwellTimer, type FiredDwell, type KnownPoint } from './presence-plan.ts';
 
 export interface IngestItem {

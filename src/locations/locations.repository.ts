@@ -1,11 +1,12 @@
 /** SQL for stored locations; every query is scoped by workspace. */
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
+import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, json, toBool, toDate, toIso } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
-import { type BulkColumn, insertRows, type StatementRunner } from '../db/statements.ts';
+import type { StatementRunner } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
-import type { LocationsTable } from './locations.tables.ts';
+import { type LocationsTable, locationWrites } from './locations.tables.ts';
 
 export interface StoredLocation {
   id: string;
@@ -75,22 +76,25 @@ function toLocation(row: LocationRow): StoredLocation {
   };
 }
 
-const INSERT_COLUMNS: readonly BulkColumn[] = [
-  { name: 'id', type: 'text' },
-  { name: 'workspace_id', type: 'text' },
-  { name: 'device_id', type: 'text' },
-  { name: 'session_id', type: 'text' },
-  { name: 'lng', type: 'double' },
-  { name: 'lat', type: 'double' },
-  { name: 'accuracy', type: 'double' },
-  { name: 'speed', type: 'double' },
-  { name: 'heading', type: 'double' },
-  { name: 'altitude', type: 'double' },
-  { name: 'metadata', type: 'json' },
-  { name: 'recorded_at', type: 'timestamp' },
-  { name: 'received_at', type: 'timestamp' },
-  { name: 'out_of_order', type: 'boolean' },
-];
+/** A location's row (`locationWrites`): its timestamp as the ISO text it came as. */
+function locationRow(l: StoredLocation): RowOf<typeof locationWrites> {
+  return {
+    id: l.id,
+    workspace_id: l.workspaceId,
+    device_id: l.deviceId,
+    session_id: l.sessionId,
+    lng: l.lng,
+    lat: l.lat,
+    accuracy: l.accuracy,
+    speed: l.speed,
+    heading: l.heading,
+    altitude: l.altitude,
+    metadata: json(l.metadata),
+    recorded_at: l.recordedAtIso,
+    received_at: l.receivedAt,
+    out_of_order: l.outOfOrder,
+  };
+}
 
 /** Inserts the locations in one statement (per chunk on SQLite): the ingestion hot path. */
 export async function insertLocations(
@@ -98,28 +102,7 @@ export async function insertLocations(
   capabilities: DialectCapabilities,
   locations: readonly StoredLocation[],
 ): Promise<void> {
-  await insertRows(
-    db,
-    capabilities,
-    'locations',
-    INSERT_COLUMNS,
-    locations.map((l) => [
-      l.id,
-      l.workspaceId,
-      l.deviceId,
-      l.sessionId,
-      l.lng,
-      l.lat,
-      l.accuracy,
-      l.speed,
-      l.heading,
-      l.altitude,
-      json(l.metadata),
-      l.recordedAtIso,
-      l.receivedAt,
-      l.outOfOrder,
-    ]),
-  );
+  await locationWrites.insert(db, capabilities, locations, locationRow);
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Request and response schemas of the location endpoints (contract §4.2). */
 import { Type } from 'typebox';
 import { EventSchema } from '../events/events.schemas.ts';
+import { PointSchema, pointOf } from '../geo/point.ts';
 import { component } from '../http/components.ts';
 import { freeObject } from '../http/free-object.ts';
 import {
@@ -12,7 +13,6 @@ import {
   ValidationIssueSchema,
 } from '../http/schemas.ts';
 import type { StoredLocation } from './locations.repository.ts';
-import { PointSchema, pointOf } from './point.ts';
 
 export const MAX_BATCH_ITEMS = 1000;
 

@@ -3,6 +3,7 @@ import { deviceExists } from '../devices/devices.repository.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import type { ValidationIssue } from '../http/validation-errors.ts';
 import { FieldValidationError, NotFoundError } from '../shared/errors.ts';
+import { findSession } from '../tracking/sessions.repository.ts';
 import { resolveDeviceRefs } from './device-refs.ts';
 import { type IngestContext, type IngestItem, ingestLocations } from './ingest.service.ts';
 import type { IngestCoalescer } from './ingest-coalescer.ts';
@@ -106,4 +107,16 @@ export async function locationHistory(
 ): Promise<{ locations: StoredLocation[]; total: number }> {
   if (!(await deviceExists(ctx.db, workspaceId, deviceId))) throw new NotFoundError('Device');
   return listLocations(ctx.db, workspaceId, { ...filters, deviceId }, offset, limit);
+}
+
+/** A tracking session's locations, newest first; the session must be the workspace's. */
+export async function sessionLocations(
+  ctx: Pick<IngestContext, 'db'>,
+  workspaceId: string,
+  sessionId: string,
+  offset: number,
+  limit: number,
+): Promise<{ locations: StoredLocation[]; total: number }> {
+  if (!(await findSession(ctx.db, workspaceId, sessionId))) throw new NotFoundError('Session');
+  return listLocations(ctx.db, workspaceId, { sessionId }, offset, limit);
 }

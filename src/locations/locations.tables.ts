@@ -1,3 +1,4 @@
+import { bulkTable } from '../db/bulk-table.ts';
 import type { BooleanColumn, JsonColumn, TimestampColumn } from '../db/columns.ts';
 
 export interface LocationsTable {
@@ -18,3 +19,21 @@ export interface LocationsTable {
   /** Older than the device's newest evaluated location when it arrived: stored, not evaluated. */
   out_of_order: BooleanColumn;
 }
+
+/** The many-row writer of locations (src/db/bulk-table.ts): the ingestion hot path. */
+export const locationWrites = bulkTable<LocationsTable>()('locations', {
+  id: 'text',
+  workspace_id: 'text',
+  device_id: 'text',
+  session_id: 'text',
+  lng: 'double',
+  lat: 'double',
+  accuracy: 'double',
+  speed: 'double',
+  heading: 'double',
+  altitude: 'double',
+  metadata: 'json',
+  recorded_at: 'timestamp',
+  received_at: 'timestamp',
+  out_of_order: 'boolean',
+});

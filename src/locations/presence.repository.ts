@@ -5,9 +5,10 @@
  * inserted again; visits stored before that dwelt now get `dwelled_at`.
  */
 import type { DialectCapabilities } from '../db/database.ts';
-import { chunks, insertRows, type StatementRunner } from '../db/statements.ts';
+import { chunks, type StatementRunner } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import { newestLocations } from '../devices/last-location.repository.ts';
+import { presenceWrites } from '../geofences/geofences.tables.ts';
 import type { DwellState, PresenceRows } from './ingest-plan.ts';
 import type { DwellTimer, KnownPoint } from './presence-plan.ts';
 
@@ -67,20 +68,14 @@ export async function writePresence(
       .compile();
     await writes.executeQuery(statement);
   }
-  await insertRows(
-    writes,
-    capabilities,
-    'geofence_presence',
-    [
-      { name: 'device_id', type: 'text' },
-      { name: 'geofence_id', type: 'text' },
-      { name: 'workspace_id', type: 'text' },
-      { name: 'entered_at', type: 'timestamp' },
-      { name: 'dwell_due_at', type: 'timestamp' },
-      { name: 'dwelled_at', type: 'timestamp' },
-    ],
-    rows.inserts.map((r) => [r.deviceId, r.geofenceId, workspaceId, r.enteredAt, r.dwellDueAt, r.dwelledAt]),
-  );
+  await presenceWrites.insert(writes, capabilities, rows.inserts, (r) => ({
+    device_id: r.deviceId,
+    geofence_id: r.geofenceId,
+    workspace_id: workspaceId,
+    entered_at: r.enteredAt,
+    dwell_due_at: r.dwellDueAt,
+    dwelled_at: r.dwelledAt,
+  }));
   for (const d of rows.dwelled) {
     const statement = trx
       .updateTable('geofence_presence')

@@ -10,7 +10,6 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import type { MailSender } from '../workflows/actions/action.ts';
 import { insertOutboxMessage, markOutboxFailed, markOutboxSent } from './email-outbox.repository.ts';
 
 export interface MailMessage {
@@ -86,7 +85,8 @@ function acceptance(info: unknown): string {
   return refused.length === 0 ? response : `${response} (refused: ${refused.join('; ')})`;
 }
 
-export class Mailer implements MailSender {
+/** Also the `MailSender` of workflow e-mail actions (workflows/actions/action.ts), by its shape. */
+export class Mailer {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly db: Db;
   private readonly clock: Clock;

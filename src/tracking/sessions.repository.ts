@@ -3,9 +3,9 @@ import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely'
 import { fromJson, json, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
-import { residualEquals, type StatementRunner, updateFromValues } from '../db/statements.ts';
+import { residualEquals, type StatementRunner } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
-import type { SessionStatus, TrackingSessionsTable } from './tracking.tables.ts';
+import { type SessionStatus, sessionSummaryWrites, type TrackingSessionsTable } from './tracking.tables.ts';
 
 export interface TrackingSession {
   id: string;
@@ -190,30 +190,15 @@ export async function saveSummaries(
   workspaceId: string,
   sessions: readonly TrackingSession[],
 ): Promise<void> {
-  await updateFromValues(db, capabilities, {
-    table: 'tracking_sessions',
-    key: 'id',
-    columns: [
-      { name: 'location_count', type: 'integer' },
-      { name: 'distance_m', type: 'double' },
-      { name: 'duration_s', type: 'integer' },
-      { name: 'event_count', type: 'integer' },
-      { name: 'geofence_ids_visited', type: 'json' },
-      { name: 'last_lng', type: 'double' },
-      { name: 'last_lat', type: 'double' },
-      { name: 'last_recorded_at', type: 'timestamp' },
-    ],
-    rows: sessions.map((s) => [
-      s.id,
-      s.locationCount,
-      s.distanceM,
-      s.durationS,
-      s.eventCount,
-      json(s.geofenceIdsVisited),
-      s.lastLng,
-      s.lastLat,
-      s.lastRecordedAt,
-    ]),
-    workspaceId,
-  });
+  await sessionSummaryWrites.updateInWorkspace(db, capabilities, workspaceId, sessions, (s) => ({
+    id: s.id,
+    location_count: s.locationCount,
+    distance_m: s.distanceM,
+    duration_s: s.durationS,
+    event_count: s.eventCount,
+    geofence_ids_visited: json(s.geofenceIdsVisited),
+    last_lng: s.lastLng,
+    last_lat: s.lastLat,
+    last_recorded_at: s.lastRecordedAt,
+  }));
 }

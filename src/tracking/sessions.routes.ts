@@ -1,9 +1,11 @@
-/** Tracking sessions (contract §4.4): start on a device, stop, list, read, and their locations. */
+/**
+ * Tracking sessions (contract §4.4): start on a device, stop, list, read. Their locations are
+ * listed by locations/session-locations.routes.ts, registered right after these.
+ */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../auth/route-auth.ts';
-import { errorResponses, ListOf, PaginationQuery, page } from '../http/schemas.ts';
-import { LocationSchema, locationOut } from '../locations/locations.schemas.ts';
+import { errorResponses, ListOf, page } from '../http/schemas.ts';
 import {
   DeviceSessionParams,
   ListSessionsQuery,
@@ -110,31 +112,5 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: sessions.Sess
     },
     async (request) =>
       sessionOut(await sessions.getSession(ctx, principalOf(request).workspaceId, request.params.session_id)),
-  );
-
-  app.get(
-    '/sessions/:session_id/locations',
-    {
-      config: read,
-      schema: {
-        operationId: 'listTrackingSessionLocations',
-        tags,
-        summary: "A session's locations, newest first",
-        params: SessionParams,
-        querystring: PaginationQuery,
-        response: { 200: ListOf(LocationSchema), ...errorResponses(401, 403, 404) },
-      },
-    },
-    async (request) => {
-      const { offset = 0, limit = 50 } = request.query;
-      const result = await sessions.sessionLocations(
-        ctx,
-        principalOf(request).workspaceId,
-        request.params.session_id,
-        offset,
-        limit,
-      );
-      return page(result.locations.map(locationOut), result.total, offset, limit);
-    },
   );
 }

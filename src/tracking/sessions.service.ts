@@ -8,7 +8,6 @@ import type { Db, DialectCapabilities } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { lockDevices, setActiveSession } from '../devices/device-tracking.repository.ts';
-import { listLocations, type StoredLocation } from '../locations/locations.repository.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
@@ -113,15 +112,4 @@ export function listSessions(
   limit: number,
 ): Promise<{ sessions: TrackingSession[]; total: number }> {
   return listRows(ctx.db, workspaceId, filters, offset, limit);
-}
-
-export async function sessionLocations(
-  ctx: SessionsContext,
-  workspaceId: string,
-  id: string,
-  offset: number,
-  limit: number,
-): Promise<{ locations: StoredLocation[]; total: number }> {
-  await getSession(ctx, workspaceId, id);
-  return listLocations(ctx.db, workspaceId, { sessionId: id }, offset, limit);
 }

@@ -1,3 +1,4 @@
+import { bulkUpdate } from '../db/bulk-table.ts';
 import type { JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
 
 export type SessionStatus = 'active' | 'completed';
@@ -22,3 +23,15 @@ export interface TrackingSessionsTable {
   last_recorded_at: NullableTimestampColumn;
   created_at: TimestampColumn;
 }
+
+/** Ingestion's many-row update of the sessions' running summaries (src/db/bulk-table.ts). */
+export const sessionSummaryWrites = bulkUpdate<TrackingSessionsTable>()('tracking_sessions', {
+  location_count: 'integer',
+  distance_m: 'double',
+  duration_s: 'integer',
+  event_count: 'integer',
+  geofence_ids_visited: 'json',
+  last_lng: 'double',
+  last_lat: 'double',
+  last_recorded_at: 'timestamp',
+});

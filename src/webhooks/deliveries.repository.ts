@@ -1,15 +1,17 @@
 /** SQL for delivery records and their attempts as the API reads and creates them; scoped by workspace. */
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
-import { type BulkColumn, insertRows, residualEquals } from '../db/statements.ts';
+import { residualEquals } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
-import type {
-  DeliveryEventType,
-  DeliveryOrigin,
-  DeliveryStatus,
-  WebhookDeliveriesTable,
+import {
+  type DeliveryEventType,
+  type DeliveryOrigin,
+  type DeliveryStatus,
+  deliveryWrites,
+  type WebhookDeliveriesTable,
 } from './deliveries.tables.ts';
 
 export interface Delivery {
@@ -96,27 +98,6 @@ function toDelivery(row: DeliveryRow): Delivery {
   };
 }
 
-/** Columns of a new delivery, in the order `deliveryRow` returns its values. */
-export const DELIVERY_COLUMNS: readonly BulkColumn[] = [
-  { name: 'id', type: 'text' },
-  { name: 'workspace_id', type: 'text' },
-  { name: 'webhook_id', type: 'text' },
-  { name: 'origin', type: 'text' },
-  { name: 'event_row_id', type: 'text' },
-  { name: 'geofence_id', type: 'text' },
-  { name: 'event_type', type: 'text' },
-  { name: 'event_id', type: 'text' },
-  { name: 'idempotency_key', type: 'text' },
-  { name: 'payload', type: 'text' },
-  { name: 'url', type: 'text' },
-  { name: 'method', type: 'text' },
-  { name: 'status', type: 'text' },
-  { name: 'attempt_count', type: 'integer' },
-  { name: 'created_at', type: 'timestamp' },
-  { name: 'next_retry_at', type: 'timestamp' },
-  { name: 'due_at', type: 'timestamp' },
-];
-
 /** What creating a delivery takes: its identity and request; state starts as pending. */
 export type NewDelivery = Pick<
   Delivery,
@@ -133,27 +114,30 @@ export type NewDelivery = Pick<
   | 'method'
 > & { webhookId: string; now: Date };
 
+/** A new delivery's row (`deliveryWrites`). */
+export type DeliveryInsert = RowOf<typeof deliveryWrites>;
+
 /** A pending delivery with no attempt yet, due at once. */
-export function deliveryRow(d: NewDelivery): unknown[] {
-  return [
-    d.id,
-    d.workspaceId,
-    d.webhookId,
-    d.origin,
-    d.eventRowId,
-    d.geofenceId,
-    d.eventType,
-    d.eventId,
-    d.idempotencyKey,
-    d.payload,
-    d.url,
-    d.method,
-    'pending',
-    0,
-    d.now,
-    d.now,
-    d.now,
-  ];
+export function deliveryRow(d: NewDelivery): DeliveryInsert {
+  return {
+    id: d.id,
+    workspace_id: d.workspaceId,
+    webhook_id: d.webhookId,
+    origin: d.origin,
+    event_row_id: d.eventRowId,
+    geofence_id: d.geofenceId,
+    event_type: d.eventType,
+    event_id: d.eventId,
+    idempotency_key: d.idempotencyKey,
+    payload: d.payload,
+    url: d.url,
+    method: d.method,
+    status: 'pending',
+    attempt_count: 0,
+    created_at: d.now,
+    next_retry_at: d.now,
+    due_at: d.now,
+  };
 }
 
 export async function insertDelivery(
@@ -161,7 +145,7 @@ export async function insertDelivery(
   capabilities: DialectCapabilities,
   delivery: NewDelivery,
 ): Promise<void> {
-  await insertRows(db, capabilities, 'webhook_deliveries', DELIVERY_COLUMNS, [deliveryRow(delivery)]);
+  await deliveryWrites.insert(db, capabilities, [deliveryRow(delivery)]);
 }
 
 export async function findDelivery(

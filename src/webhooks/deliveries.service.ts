@@ -3,6 +3,7 @@
  * dead-letter queue (its retries: delivery-retries.service.ts). Plain functions of a context.
  */
 import type { Db, DialectCapabilities } from '../db/database.ts';
+import type { JobSignals } from '../jobs/wake-signal.ts';
 import type { Clock } from '../shared/clock.ts';
 import { NotFoundError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
@@ -24,13 +25,12 @@ import {
   listDeliveries,
 } from './deliveries.repository.ts';
 import { testEventId, testPayload } from './delivery-payload.ts';
-import type { WebhookSignals } from './wake-signal.ts';
 
 export interface DeliveriesContext {
   db: Db;
   capabilities: DialectCapabilities;
   clock: Clock;
-  signals: WebhookSignals;
+  signals: JobSignals;
 }
 
 /** One webhook's deliveries matching `filters`; another workspace's webhook is not found. */

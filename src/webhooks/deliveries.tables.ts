@@ -1,4 +1,5 @@
 /** Tables of the webhook delivery engine (ADR 010): deliveries, their attempts, dead letters, rate windows. */
+import { bulkTable, bulkUpdate } from '../db/bulk-table.ts';
 import type { BooleanColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
 import type { EventName } from '../events/event-types.ts';
 
@@ -99,3 +100,74 @@ export interface DeliveryTables {
   webhook_dead_letters: WebhookDeadLettersTable;
   webhook_rate_windows: WebhookRateWindowsTable;
 }
+
+/** The many-row writers of these tables (src/db/bulk-table.ts): named rows, columns declared once. */
+export const deliveryWrites = bulkTable<WebhookDeliveriesTable>()('webhook_deliveries', {
+  id: 'text',
+  workspace_id: 'text',
+  webhook_id: 'text',
+  origin: 'text',
+  event_row_id: 'text',
+  geofence_id: 'text',
+  event_type: 'text',
+  event_id: 'text',
+  idempotency_key: 'text',
+  payload: 'text',
+  url: 'text',
+  method: 'text',
+  status: 'text',
+  attempt_count: 'integer',
+  created_at: 'timestamp',
+  next_retry_at: 'timestamp',
+  due_at: 'timestamp',
+});
+
+/** A claim's write to each delivery it decided: due time, lease, and where the attempt goes. */
+export const deliveryClaimWrites = bulkUpdate<WebhookDeliveriesTable>()('webhook_deliveries', {
+  due_at: 'timestamp',
+  lease_owner: 'text',
+  url: 'text',
+  method: 'text',
+});
+
+/** The outcome of an attempt, written to its delivery. */
+export const deliveryOutcomeWrites = bulkUpdate<WebhookDeliveriesTable>()('webhook_deliveries', {
+  status: 'text',
+  attempt_count: 'integer',
+  response_status_code: 'integer',
+  response_time_ms: 'double',
+  error_message: 'text',
+  delivered_at: 'timestamp',
+  next_retry_at: 'timestamp',
+  due_at: 'timestamp',
+  lease_owner: 'text',
+});
+
+export const deliveryAttemptWrites = bulkTable<WebhookDeliveryAttemptsTable>()('webhook_delivery_attempts', {
+  id: 'text',
+  delivery_id: 'text',
+  n: 'integer',
+  started_at: 'timestamp',
+  duration_ms: 'double',
+  response_status_code: 'integer',
+  error_message: 'text',
+  response_body_excerpt: 'text',
+  request_headers: 'text',
+});
+
+export const deadLetterWrites = bulkTable<WebhookDeadLettersTable>()('webhook_dead_letters', {
+  id: 'text',
+  workspace_id: 'text',
+  delivery_id: 'text',
+  webhook_id: 'text',
+  webhook_name: 'text',
+  webhook_url: 'text',
+  event_type: 'text',
+  event_id: 'text',
+  error_message: 'text',
+  retry_count: 'integer',
+  last_attempt_at: 'timestamp',
+  queued_at: 'timestamp',
+  requeued: 'boolean',
+  requeued_at: 'timestamp',
+});

@@ -6,7 +6,6 @@
  */
 import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
-import { settleWebhookActions } from '../workflows/action-queue.repository.ts';
 import { planClaims, rateWindowStart } from './claim-policy.ts';
 import {
   type ClaimedDelivery,
@@ -25,6 +24,15 @@ export interface ClaimOptions {
   limit: number;
   /** The lease lasts the webhook's timeout plus this margin (ADR 010). */
   leaseMarginMs: number;
+  /** Told the failure of `workflow` deliveries whose webhook was deleted, in the claim's transaction. */
+  onSettled?: (trx: Executor, settled: readonly SettledDelivery[]) => Promise<void>;
+}
+
+/** The final outcome of a delivery that carries a workflow's `webhook` action. */
+export interface SettledDelivery {
+  deliveryId: string;
+  success: boolean;
+  finishedAt: Date;
 }
 
 /**
@@ -45,13 +53,10 @@ export async function claimDueDeliveries(
     trx,
     orphans.map((d) => d.id),
   );
-  await settleWebhookActions(
-    trx,
-    capabilities,
-    orphans
-      .filter((d) => d.origin === 'workflow')
-      .map((d) => ({ deliveryId: d.id, success: false, finishedAt: now })),
-  );
+  const settled = orphans
+    .filter((d) => d.origin === 'workflow')
+    .map((d) => ({ deliveryId: d.id, success: false, finishedAt: now }));
+  if (settled.length > 0) await options.onSettled?.(trx, settled);
   const live = due.flatMap((d) => (d.webhookId === null ? [] : [{ ...d, webhookId: d.webhookId }]));
   const webhookIds = [...new Set(live.map((d) => d.webhookId))];
   if (webhookIds.length === 0) return [];

@@ -5,13 +5,21 @@
  * `delivery-claims.service.ts`; the worker opens one transaction per claim and per recorded batch.
  */
 import { type SqlBool, sql } from 'kysely';
+import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, json, toBool } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
-import { insertRows, updateById } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
+import { afterAttempt } from '../jobs/retry-schedule.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import type { CountedSends } from './claim-policy.ts';
-import type { DeliveryEventType, DeliveryOrigin } from './deliveries.tables.ts';
+import {
+  type DeliveryEventType,
+  type DeliveryOrigin,
+  deadLetterWrites,
+  deliveryAttemptWrites,
+  deliveryClaimWrites,
+  deliveryOutcomeWrites,
+} from './deliveries.tables.ts';
 
 /** What a worker needs of a webhook to send to it (read at claim time: edits apply to the next attempt). */
 export interface WebhookTarget {
@@ -211,16 +219,13 @@ export async function writeClaims(
   capabilities: DialectCapabilities,
   writes: readonly ClaimWrite[],
 ): Promise<void> {
-  await updateById(trx, capabilities, {
-    table: 'webhook_deliveries',
-    columns: [
-      { name: 'due_at', type: 'timestamp' },
-      { name: 'lease_owner', type: 'text' },
-      { name: 'url', type: 'text' },
-      { name: 'method', type: 'text' },
-    ],
-    rows: writes.map((w) => [w.id, w.dueAt, w.leaseOwner, w.url, w.method]),
-  });
+  await deliveryClaimWrites.updateById(trx, capabilities, writes, (w) => ({
+    id: w.id,
+    due_at: w.dueAt,
+    lease_owner: w.leaseOwner,
+    url: w.url,
+    method: w.method,
+  }));
 }
 
 /** Adds sends to each webhook's count of epoch second `second` (an upsert that adds, across workers). */
@@ -276,125 +281,61 @@ export async function recordAttempts(
 ): Promise<{ dead: DeadLettered[]; kept: AttemptRecord[] }> {
   if (records.length === 0) return { dead: [], kept: [] };
   const maxAttempts = scheduleMs.length + 1;
-  const rows = records.map((r) => {
+  const outcome = (r: AttemptRecord): RowOf<typeof deliveryOutcomeWrites> => {
     const n = r.delivery.attempt;
-    if (r.success) {
-      return [
-        r.delivery.id,
-        'success',
-        n,
-        r.statusCode,
-        r.durationMs,
-        null,
-        r.finishedAt,
-        null,
-        r.finishedAt,
-        null,
-      ];
-    }
-    if (n >= maxAttempts) {
-      return [
-        r.delivery.id,
-        'failed',
-        n,
-        r.statusCode,
-        r.durationMs,
-        r.errorMessage,
-        null,
-        null,
-        r.finishedAt,
-        null,
-      ];
-    }
-    const next = new Date(r.finishedAt.getTime() + (scheduleMs[n - 1] ?? 0));
-    return [r.delivery.id, 'pending', n, r.statusCode, r.durationMs, r.errorMessage, null, next, next, null];
-  });
+    const step = afterAttempt(scheduleMs, n, r.finishedAt, r);
+    const final = step.ended;
+    const next = step.ended ? null : step.retryAt;
+    return {
+      id: r.delivery.id,
+      status: r.success ? 'success' : final ? 'failed' : 'pending',
+      attempt_count: n,
+      response_status_code: r.statusCode,
+      response_time_ms: r.durationMs,
+      error_message: r.success ? null : r.errorMessage,
+      delivered_at: r.success ? r.finishedAt : null,
+      next_retry_at: next,
+      due_at: next ?? r.finishedAt,
+      lease_owner: null,
+    };
+  };
   const updated = new Set(
-    await updateById(trx, capabilities, {
-      table: 'webhook_deliveries',
-      columns: [
-        { name: 'status', type: 'text' },
-        { name: 'attempt_count', type: 'integer' },
-        { name: 'response_status_code', type: 'integer' },
-        { name: 'response_time_ms', type: 'double' },
-        { name: 'error_message', type: 'text' },
-        { name: 'delivered_at', type: 'timestamp' },
-        { name: 'next_retry_at', type: 'timestamp' },
-        { name: 'due_at', type: 'timestamp' },
-        { name: 'lease_owner', type: 'text' },
-      ],
-      rows,
-      guard: { column: 'lease_owner', value: workerId },
+    await deliveryOutcomeWrites.updateById(trx, capabilities, records, outcome, {
+      column: 'lease_owner',
+      value: workerId,
     }),
   );
   const kept = records.filter((r) => updated.has(r.delivery.id));
-  await insertRows(
-    trx,
-    capabilities,
-    'webhook_delivery_attempts',
-    [
-      { name: 'id', type: 'text' },
-      { name: 'delivery_id', type: 'text' },
-      { name: 'n', type: 'integer' },
-      { name: 'started_at', type: 'timestamp' },
-      { name: 'duration_ms', type: 'double' },
-      { name: 'response_status_code', type: 'integer' },
-      { name: 'error_message', type: 'text' },
-      { name: 'response_body_excerpt', type: 'text' },
-      { name: 'request_headers', type: 'text' },
-    ],
-    kept.map((r) => [
-      uuidv7(),
-      r.delivery.id,
-      r.delivery.attempt,
-      r.startedAt,
-      r.durationMs,
-      r.statusCode,
-      r.errorMessage,
-      r.bodyExcerpt,
-      r.requestHeaders === null ? null : json(r.requestHeaders),
-    ]),
-  );
+  await deliveryAttemptWrites.insert(trx, capabilities, kept, (r) => ({
+    id: uuidv7(),
+    delivery_id: r.delivery.id,
+    n: r.delivery.attempt,
+    started_at: r.startedAt,
+    duration_ms: r.durationMs,
+    response_status_code: r.statusCode,
+    error_message: r.errorMessage,
+    response_body_excerpt: r.bodyExcerpt,
+    request_headers: r.requestHeaders === null ? null : json(r.requestHeaders),
+  }));
   const dead = kept
     .filter((r) => !r.success && r.delivery.attempt >= maxAttempts)
     .map((r) => ({ record: r, dlqId: uuidv7() }));
-  await insertRows(
-    trx,
-    capabilities,
-    'webhook_dead_letters',
-    [
-      { name: 'id', type: 'text' },
-      { name: 'workspace_id', type: 'text' },
-      { name: 'delivery_id', type: 'text' },
-      { name: 'webhook_id', type: 'text' },
-      { name: 'webhook_name', type: 'text' },
-      { name: 'webhook_url', type: 'text' },
-      { name: 'event_type', type: 'text' },
-      { name: 'event_id', type: 'text' },
-      { name: 'error_message', type: 'text' },
-      { name: 'retry_count', type: 'integer' },
-      { name: 'last_attempt_at', type: 'timestamp' },
-      { name: 'queued_at', type: 'timestamp' },
-      { name: 'requeued', type: 'boolean' },
-      { name: 'requeued_at', type: 'timestamp' },
-    ],
-    dead.map(({ record: r, dlqId }) => [
-      dlqId,
-      r.delivery.workspaceId,
-      r.delivery.id,
-      r.delivery.webhook.id,
-      r.delivery.webhook.name,
-      r.delivery.webhook.url,
-      r.delivery.eventType,
-      r.delivery.eventId,
-      r.errorMessage ?? 'Delivery failed',
-      r.delivery.attempt - 1,
-      r.startedAt,
-      now,
-      false,
-      null,
-    ]),
-  );
+  await deadLetterWrites.insert(trx, capabilities, dead, ({ record: r, dlqId }) => ({
+    id: dlqId,
+    workspace_id: r.delivery.workspaceId,
+    delivery_id: r.delivery.id,
+    webhook_id: r.delivery.webhook.id,
+    webhook_name: r.delivery.webhook.name,
+    webhook_url: r.delivery.webhook.url,
+    event_type: r.delivery.eventType,
+    event_id: r.delivery.eventId,
+    error_message: r.errorMessage ?? 'Delivery failed',
+    retry_count: r.delivery.attempt - 1,
+    last_attempt_at: r.startedAt,
+    queued_at: now,
+    requeued: false,
+    requeued_at: null,
+  }));
   return {
     dead: dead.map(({ record, dlqId }) => ({
       dlqId,

@@ -5,12 +5,14 @@
  * transaction; every write that finishes an action also refreshes its run's status.
  */
 import { type SqlBool, sql } from 'kysely';
+import { updateNamedById } from '../db/bulk-table.ts';
 import type { DialectCapabilities } from '../db/database.ts';
-import { insertRows, updateById } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
+import { afterAttempt } from '../jobs/retry-schedule.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import type { ActionOutcome } from './actions/action.ts';
-import { lockRuns, refreshRunStatus } from './runs.repository.ts';
+import { finishRuns, lockRuns } from './runs.repository.ts';
+import { attemptWrites } from './workflows.tables.ts';
 
 /**
  * The worker's own jobs: pending actions of every type but `webhook` (those are deliveries, and a
@@ -43,7 +45,13 @@ export interface ClaimedAction {
 export async function claimDueActions(
   trx: Executor,
   capabilities: DialectCapabilities,
-  options: { now: Date; workerId: string; limit: number; leaseUntil: Date },
+  options: {
+    now: Date;
+    workerId: string;
+    limit: number;
+    leaseUntil: Date;
+    types?: readonly string[] | undefined;
+  },
 ): Promise<ClaimedAction[]> {
   let query = trx
     .selectFrom('workflow_action_runs')
@@ -53,6 +61,7 @@ export async function claimDueActions(
     .orderBy('due_at')
     .orderBy('id')
     .limit(options.limit);
+  if (options.types) query = query.where('type', 'in', [...options.types]);
   if (capabilities.skipLocked) query = query.forUpdate().skipLocked();
   const due = await query.execute();
   if (due.length === 0) return [];
@@ -102,10 +111,29 @@ export interface FailedAction {
   errorMessage: string;
 }
 
+/** Columns an outcome sets on the action's row. */
+const OUTCOME_COLUMNS = {
+  status: 'text',
+  attempt_count: 'integer',
+  response_status_code: 'integer',
+  error_message: 'text',
+  finished_at: 'timestamp',
+  next_retry_at: 'timestamp',
+  due_at: 'timestamp',
+  lease_owner: 'text',
+  started_at: 'timestamp',
+  duration_ms: 'double',
+  response_excerpt: 'text',
+} as const;
+
 /**
  * Records outcomes where `workerId` still holds the lease (a worker whose lease ran out lost the
  * job to another and must not overwrite its record). A failure before the last attempt waits
  * `scheduleMs[n-1]` from the failure; the last one, or one marked `final`, fails the action for good.
+ *
+ * Rows per action (ADR 020): the attempt that ends the action is kept on the action's row; only an
+ * attempt followed by a retry gets a row of its own. The run is written once, when its last
+ * action ends (`finishRuns`).
  */
 export async function recordActionAttempts(
   trx: Executor,
@@ -120,61 +148,72 @@ export async function recordActionAttempts(
     capabilities,
     attempts.map((a) => a.job.runId),
   );
-  const maxAttempts = scheduleMs.length + 1;
-  const rows = attempts.map(({ job, finishedAt, outcome }) => {
+  const next = new Map(
+    attempts.map((a) => [a.job.id, afterAttempt(scheduleMs, a.job.attempt, a.finishedAt, a.outcome)]),
+  );
+  const ends = (a: ActionAttempt) => next.get(a.job.id)?.ended !== false;
+  const rows = attempts.map((a) => {
+    const { job, finishedAt, outcome } = a;
     const n = job.attempt;
-    const { statusCode, errorMessage } = outcome;
-    if (outcome.success) return [job.id, 'success', n, statusCode, null, finishedAt, null, finishedAt, null];
-    if (n >= maxAttempts || outcome.final)
-      return [job.id, 'failed', n, statusCode, errorMessage, finishedAt, null, finishedAt, null];
-    const next = new Date(finishedAt.getTime() + (scheduleMs[n - 1] ?? 0));
-    return [job.id, 'pending', n, statusCode, errorMessage, null, next, next, null];
+    const { statusCode } = outcome;
+    const step = next.get(job.id);
+    if (step === undefined || step.ended) {
+      return {
+        id: job.id,
+        status: outcome.success ? 'success' : 'failed',
+        attempt_count: n,
+        response_status_code: statusCode,
+        error_message: outcome.success ? null : outcome.errorMessage,
+        finished_at: finishedAt,
+        next_retry_at: null,
+        due_at: finishedAt,
+        lease_owner: null,
+        started_at: a.startedAt,
+        duration_ms: a.durationMs,
+        response_excerpt: outcome.responseExcerpt,
+      };
+    }
+    return {
+      id: job.id,
+      status: 'pending',
+      attempt_count: n,
+      response_status_code: statusCode,
+      error_message: outcome.errorMessage,
+      finished_at: null,
+      next_retry_at: step.retryAt,
+      due_at: step.retryAt,
+      lease_owner: null,
+      started_at: null,
+      duration_ms: null,
+      response_excerpt: null,
+    };
   });
   const updated = new Set(
-    await updateById(trx, capabilities, {
+    await updateNamedById(trx, capabilities, {
       table: 'workflow_action_runs',
-      columns: [
-        { name: 'status', type: 'text' },
-        { name: 'attempt_count', type: 'integer' },
-        { name: 'response_status_code', type: 'integer' },
-        { name: 'error_message', type: 'text' },
-        { name: 'finished_at', type: 'timestamp' },
-        { name: 'next_retry_at', type: 'timestamp' },
-        { name: 'due_at', type: 'timestamp' },
-        { name: 'lease_owner', type: 'text' },
-      ],
+      columns: OUTCOME_COLUMNS,
       rows,
       guard: { column: 'lease_owner', value: workerId },
     }),
   );
   const kept = attempts.filter((a) => updated.has(a.job.id));
-  await insertRows(
+  await insertAttemptRows(
     trx,
     capabilities,
-    'workflow_action_attempts',
-    [
-      { name: 'id', type: 'text' },
-      { name: 'action_run_id', type: 'text' },
-      { name: 'n', type: 'integer' },
-      { name: 'started_at', type: 'timestamp' },
-      { name: 'duration_ms', type: 'double' },
-      { name: 'response_status_code', type: 'integer' },
-      { name: 'error_message', type: 'text' },
-      { name: 'response_excerpt', type: 'text' },
-    ],
-    kept.map((a) => [
-      uuidv7(),
-      a.job.id,
-      a.job.attempt,
-      a.startedAt,
-      a.durationMs,
-      a.outcome.statusCode,
-      a.outcome.errorMessage,
-      a.outcome.responseExcerpt,
-    ]),
+    kept
+      .filter((a) => !ends(a))
+      .map((a) => ({
+        actionRunId: a.job.id,
+        n: a.job.attempt,
+        startedAt: a.startedAt,
+        durationMs: a.durationMs,
+        responseStatusCode: a.outcome.statusCode,
+        errorMessage: a.outcome.errorMessage,
+        responseExcerpt: a.outcome.responseExcerpt,
+      })),
   );
-  const finished = kept.filter((a) => a.outcome.success || a.outcome.final || a.job.attempt >= maxAttempts);
-  await refreshRunStatus(
+  const finished = kept.filter(ends);
+  await finishRuns(
     trx,
     finished.map((a) => a.job.runId),
     attempts[0]?.finishedAt ?? new Date(0),
@@ -182,6 +221,38 @@ export async function recordActionAttempts(
   return finished
     .filter((a) => !a.outcome.success)
     .map((a) => ({ job: a.job, errorMessage: a.outcome.errorMessage ?? 'The action failed' }));
+}
+
+export interface AttemptRow {
+  actionRunId: string;
+  n: number;
+  startedAt: Date;
+  durationMs: number;
+  responseStatusCode: number | null;
+  errorMessage: string | null;
+  responseExcerpt: string | null;
+}
+
+/** Rows of `workflow_action_attempts`: attempts followed by a retry (and, on a run's retry, the ending one). */
+export async function insertAttemptRows(
+  trx: Executor,
+  capabilities: DialectCapabilities,
+  rows: readonly AttemptRow[],
+): Promise<void> {
+  await attemptWrites.insert(
+    trx,
+    capabilities,
+    rows.map((r) => ({
+      id: uuidv7(),
+      action_run_id: r.actionRunId,
+      n: r.n,
+      started_at: r.startedAt,
+      duration_ms: r.durationMs,
+      response_status_code: r.responseStatusCode,
+      error_message: r.errorMessage,
+      response_excerpt: r.responseExcerpt,
+    })),
+  );
 }
 
 /** Gives back leases of claimed jobs that were never attempted (a worker stopping): due at once. */
@@ -245,5 +316,5 @@ export async function settleWebhookActions(
       .execute();
     runIds.push(...rows.map((r) => r.run_id));
   }
-  await refreshRunStatus(trx, runIds, settled[0]?.finishedAt ?? new Date(0));
+  await finishRuns(trx, runIds, settled[0]?.finishedAt ?? new Date(0));
 }

@@ -1,7 +1,8 @@
 /**
  * The customers' PostgreSQL databases of `database` workflow actions (contract §6, ADR 014): one
- * small pg pool per connection URL, each event inserted as a row of the named table, the table
- * created on first use when absent.
+ * small pg pool per connection URL, each event inserted as a row of the named table (rows that
+ * arrive together, as a claim round's actions do, by one multi-row INSERT), the table created on
+ * first use when absent.
  *
  * A connection URL is customer input and its password a secret, so:
  * - the URL is parsed here and every connection setting is given to pg explicitly: pg would
@@ -20,7 +21,7 @@
  */
 import { isIP } from 'node:net';
 import pg from 'pg';
-import { classifyAddress, type HostLookup, resolvePublicAddresses } from '../webhooks/outbound-guard.ts';
+import { classifyAddress, type HostLookup, resolvePublicAddresses } from '../outbound/outbound-guard.ts';
 import { DatabaseActionConfig } from './action-configs.schemas.ts';
 import type { DatabaseEventRow, DatabaseTargets } from './actions/action.ts';
 
@@ -46,8 +47,13 @@ export interface PostgresDatabaseTargetsOptions {
 
 const DEFAULT_IDLE_POOL_MS = 5 * 60_000;
 const MAX_SWEEP_INTERVAL_MS = 60_000;
-/** Connections a single target may hold: actions insert one row at a time. */
+/**
+ * Connections a single target may hold. Rows arriving together share one INSERT, so two suffice:
+ * one statement in flight while the next batch gathers.
+ */
 const MAX_CONNECTIONS_PER_TARGET = 2;
+/** Rows per INSERT at most (4 parameters each, far below PostgreSQL's 65,535). */
+const MAX_ROWS_PER_INSERT = 500;
 /** An open connection nobody used for this long is closed (the pool itself stays). */
 const IDLE_CONNECTION_MS = 30_000;
 /**
@@ -163,6 +169,14 @@ interface Target {
   pool: pg.Pool;
   /** Tables known to exist, or being created, by quoted name. */
   tables: Map<string, Promise<void>>;
+  /** Rows waiting for the next multi-row INSERT, by quoted table name. */
+  batches: Map<string, PendingRow[]>;
+}
+
+interface PendingRow {
+  row: DatabaseEventRow;
+  resolve: (id: string) => void;
+  reject: (error: unknown) => void;
 }
 
 interface TargetEntry {
@@ -308,15 +322,70 @@ export class PostgresDatabaseTargets implements DatabaseTargets {
     // An idle connection the server drops is removed by the pool; unheard, the event would crash
     // the process. The next insert reports whatever is still wrong.
     pool.on('error', () => {});
-    return { pool, tables: new Map() };
+    return { pool, tables: new Map(), batches: new Map() };
   }
 
-  async #insert(target: Target, quoted: string, row: DatabaseEventRow): Promise<string> {
+  /**
+   * Rows for one table of one target that arrive together (the actions of one claim round) are
+   * written by one multi-row INSERT: one round trip and one commit for the lot, instead of one per
+   * row through a pool of two connections. Each caller still gets its own row's id or error.
+   */
+  #insert(target: Target, quoted: string, row: DatabaseEventRow): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      let batch = target.batches.get(quoted);
+      if (batch === undefined) {
+        batch = [];
+        target.batches.set(quoted, batch);
+        // After the current turn's microtasks: every action launched by this round has queued its row.
+        setImmediate(() => void this.#flush(target, quoted));
+      }
+      batch.push({ row, resolve, reject });
+    });
+  }
+
+  async #flush(target: Target, quoted: string): Promise<void> {
+    const all = target.batches.get(quoted) ?? [];
+    target.batches.delete(quoted);
+    for (let i = 0; i < all.length; i += MAX_ROWS_PER_INSERT) {
+      const part = all.slice(i, i + MAX_ROWS_PER_INSERT);
+      try {
+        const ids = await this.#insertRows(
+          target,
+          quoted,
+          part.map((p) => p.row),
+        );
+        for (const [index, p] of part.entries()) p.resolve(ids[index] as string);
+      } catch (error) {
+        if (part.length === 1 || connectionFailed(error)) {
+          for (const p of part) p.reject(error);
+          continue;
+        }
+        // One row the table refuses (a constraint of the customer's) fails its own action only.
+        for (const p of part) {
+          try {
+            const [id] = await this.#insertRows(target, quoted, [p.row]);
+            p.resolve(id as string);
+          } catch (alone) {
+            p.reject(alone);
+          }
+        }
+      }
+    }
+  }
+
+  /** Inserts the rows in one statement; returns their ids in the rows' order. */
+  async #insertRows(target: Target, quoted: string, rows: readonly DatabaseEventRow[]): Promise<string[]> {
     await this.#ensureTable(target, quoted);
+    const values: unknown[] = [];
+    const tuples = rows.map((row, i) => {
+      values.push(row.eventId, row.eventType, row.payload, row.createdAt);
+      const n = i * 4;
+      return `($${n + 1}, $${n + 2}, $${n + 3}::jsonb, $${n + 4})`;
+    });
     const insert = () =>
       target.pool.query<{ id: string }>(
-        `insert into ${quoted} (event_id, event_type, payload, created_at) values ($1, $2, $3::jsonb, $4) returning id`,
-        [row.eventId, row.eventType, row.payload, row.createdAt],
+        `insert into ${quoted} (event_id, event_type, payload, created_at) values ${tuples.join(', ')} returning id`,
+        values,
       );
     let result: pg.QueryResult<{ id: string }>;
     try {
@@ -328,9 +397,10 @@ export class PostgresDatabaseTargets implements DatabaseTargets {
       await this.#ensureTable(target, quoted);
       result = await insert();
     }
-    const id = result.rows[0]?.id;
-    if (id === undefined) throw new Error('the insert returned no row id');
-    return String(id);
+    // The executor inserts the VALUES rows in order and RETURNING yields them as inserted. Only
+    // `id` is read back: a role granted INSERT and SELECT (id) alone is a supported setup.
+    if (result.rows.length !== rows.length) throw new Error('the insert returned no row id');
+    return result.rows.map((r) => String(r.id));
   }
 
   /** Creates the table once per target and name; concurrent first inserts share the work. */

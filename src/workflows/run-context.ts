@@ -3,9 +3,10 @@
  * the seed §6.3 payload. Built once when the run starts and stored with it, so every attempt and
  * retry of every action renders the same values.
  */
+
+import { geofenceEventPayload } from '../events/event-payload.ts';
 import { eventNameOf } from '../events/event-types.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
-import { geofenceEventPayload } from '../webhooks/delivery-payload.ts';
 import type { TemplateDevice } from './runs.repository.ts';
 import type { TemplateContext } from './templates.ts';
 

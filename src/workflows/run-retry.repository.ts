@@ -11,6 +11,10 @@ export interface RequeuedAction {
   error: string | null;
 }
 
+/**
+ * Callers first keep the attempt that ended each action as an attempt row (`insertAttemptRows`):
+ * the columns that held it on the action's row are cleared here.
+ */
 export async function requeueActions(
   trx: Executor,
   actions: readonly RequeuedAction[],
@@ -32,8 +36,17 @@ export async function requeueActions(
               next_retry_at: null,
               due_at: now,
               lease_owner: null,
+              started_at: null,
+              duration_ms: null,
+              response_excerpt: null,
             }
-          : { error_message: a.error, finished_at: now },
+          : {
+              error_message: a.error,
+              finished_at: now,
+              started_at: null,
+              duration_ms: null,
+              response_excerpt: null,
+            },
       )
       .where('id', '=', a.id)
       .where('status', '=', 'failed')

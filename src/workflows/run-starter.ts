@@ -6,29 +6,30 @@
  * action is a webhook delivery (origin `workflow`) that its job follows.
  */
 import type { DialectCapabilities } from '../db/database.ts';
-import { insertRows } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
+import { geofenceEventPayload } from '../events/event-payload.ts';
 import { eventNameOf } from '../events/event-types.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import { DELIVERY_COLUMNS, deliveryRow } from '../webhooks/deliveries.repository.ts';
-import { geofenceEventPayload } from '../webhooks/delivery-payload.ts';
 import type { StoredAction } from './action-secrets.ts';
 import { eventContext } from './run-context.ts';
 import {
+  type ActionRunRow,
   devicesByIds,
   existingEventRuns,
   insertRuns,
+  type RunRow,
   type TemplateDevice,
   webhookRequests,
 } from './runs.repository.ts';
+import type { WebhookActionDeliveries, WebhookActionDelivery } from './webhook-action-port.ts';
 import type { Workflow } from './workflows.repository.ts';
 import type { RunOrigin } from './workflows.tables.ts';
 
 export interface RunRows {
-  runs: unknown[][];
-  actions: unknown[][];
-  deliveries: unknown[][];
+  runs: RunRow[];
+  actions: ActionRunRow[];
+  deliveries: WebhookActionDelivery[];
 }
 
 export const emptyRunRows = (): RunRows => ({ runs: [], actions: [], deliveries: [] });
@@ -70,19 +71,19 @@ export function buildRun(
     out.actions.push(actionRow(actionId, runId, workflow, position, action, deliveryId, error, now));
   });
   const allFailed = failedAtOnce === workflow.actions.length;
-  out.runs.push([
-    runId,
-    workflow.workspaceId,
-    workflow.id,
+  out.runs.push({
+    id: runId,
+    workspace_id: workflow.workspaceId,
+    workflow_id: workflow.id,
     origin,
-    origin === 'event' ? event.id : null,
-    event.eventId,
-    eventNameOf(event.eventType),
-    JSON.stringify(context),
-    allFailed ? 'failed' : 'pending',
-    now,
-    allFailed ? now : null,
-  ]);
+    event_row_id: origin === 'event' ? event.id : null,
+    event_id: event.eventId,
+    event_type: eventNameOf(event.eventType),
+    context: JSON.stringify(context),
+    status: allFailed ? 'failed' : 'pending',
+    created_at: now,
+    finished_at: allFailed ? now : null,
+  });
   return runId;
 }
 
@@ -95,23 +96,23 @@ function actionRow(
   deliveryId: string | null,
   error: string | null,
   now: Date,
-): unknown[] {
-  return [
+): ActionRunRow {
+  return {
     id,
-    runId,
-    workflow.workspaceId,
-    workflow.id,
+    run_id: runId,
+    workspace_id: workflow.workspaceId,
+    workflow_id: workflow.id,
     position,
-    action.type,
-    JSON.stringify(action),
-    deliveryId,
-    error ? 'failed' : 'pending',
-    0,
-    error,
-    now,
-    error ? now : null,
-    now,
-  ];
+    type: action.type,
+    action: JSON.stringify(action),
+    delivery_id: deliveryId,
+    status: error ? 'failed' : 'pending',
+    attempt_count: 0,
+    error_message: error,
+    created_at: now,
+    finished_at: error ? now : null,
+    due_at: now,
+  };
 }
 
 function webhookDelivery(
@@ -121,13 +122,12 @@ function webhookDelivery(
   webhookId: string,
   target: { url: string; method: string },
   now: Date,
-): unknown[] {
+): WebhookActionDelivery {
   const key = crypto.randomUUID();
-  return deliveryRow({
+  return {
     id,
     workspaceId: workflow.workspaceId,
     webhookId,
-    origin: 'workflow',
     eventRowId: event.id,
     geofenceId: event.geofenceId,
     eventType: eventNameOf(event.eventType),
@@ -137,7 +137,7 @@ function webhookDelivery(
     url: target.url,
     method: target.method,
     now,
-  });
+  };
 }
 
 /** Writes the rows of built runs: deliveries first (the jobs of webhook actions point at them). */
@@ -145,8 +145,9 @@ export async function insertRunRows(
   trx: Executor,
   capabilities: DialectCapabilities,
   rows: RunRows,
+  deliveries: WebhookActionDeliveries,
 ): Promise<void> {
-  await insertRows(trx, capabilities, 'webhook_deliveries', DELIVERY_COLUMNS, rows.deliveries);
+  await deliveries.insert(trx, rows.deliveries);
   await insertRuns(trx, capabilities, rows.runs, rows.actions);
 }
 
@@ -160,6 +161,7 @@ export async function startRuns(
   events: readonly GeofenceEvent[],
   workflows: ReadonlyMap<string, Workflow[]>,
   now: Date,
+  deliveries: WebhookActionDeliveries,
 ): Promise<{ runs: number; deliveries: number }> {
   const matches: Array<{ event: GeofenceEvent; workflow: Workflow }> = [];
   for (const event of events) {
@@ -181,6 +183,6 @@ export async function startRuns(
   for (const { event, workflow } of fresh) {
     buildRun(rows, workflow, event, 'event', devices.get(event.deviceId), webhooks, now);
   }
-  await insertRunRows(trx, capabilities, rows);
+  await insertRunRows(trx, capabilities, rows, deliveries);
   return { runs: rows.runs.length, deliveries: rows.deliveries.length };
 }

@@ -4,12 +4,12 @@
  * writes, the runs' status, and the reads of GET /workflows/{id}/runs.
  */
 import { sql } from 'kysely';
+import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
-import { type BulkColumn, insertRows } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import { toWorkflow, type Workflow } from './workflows.repository.ts';
-import type { RunOrigin, RunStatus } from './workflows.tables.ts';
+import { actionRunWrites, type RunOrigin, type RunStatus, runWrites } from './workflows.tables.ts';
 
 /**
  * Enabled workflows of these workspaces whose trigger geofence still exists, by workspace: a
@@ -109,45 +109,17 @@ export async function existingEventRuns(trx: Executor, eventRowIds: readonly str
   return new Set(rows.map((r) => `${r.event_row_id}|${r.workflow_id}`));
 }
 
-export const RUN_COLUMNS: readonly BulkColumn[] = [
-  { name: 'id', type: 'text' },
-  { name: 'workspace_id', type: 'text' },
-  { name: 'workflow_id', type: 'text' },
-  { name: 'origin', type: 'text' },
-  { name: 'event_row_id', type: 'text' },
-  { name: 'event_id', type: 'text' },
-  { name: 'event_type', type: 'text' },
-  { name: 'context', type: 'text' },
-  { name: 'status', type: 'text' },
-  { name: 'created_at', type: 'timestamp' },
-  { name: 'finished_at', type: 'timestamp' },
-];
-
-export const ACTION_RUN_COLUMNS: readonly BulkColumn[] = [
-  { name: 'id', type: 'text' },
-  { name: 'run_id', type: 'text' },
-  { name: 'workspace_id', type: 'text' },
-  { name: 'workflow_id', type: 'text' },
-  { name: 'position', type: 'integer' },
-  { name: 'type', type: 'text' },
-  { name: 'action', type: 'text' },
-  { name: 'delivery_id', type: 'text' },
-  { name: 'status', type: 'text' },
-  { name: 'attempt_count', type: 'integer' },
-  { name: 'error_message', type: 'text' },
-  { name: 'created_at', type: 'timestamp' },
-  { name: 'finished_at', type: 'timestamp' },
-  { name: 'due_at', type: 'timestamp' },
-];
+export type RunRow = RowOf<typeof runWrites>;
+export type ActionRunRow = RowOf<typeof actionRunWrites>;
 
 export async function insertRuns(
   trx: Executor,
   capabilities: DialectCapabilities,
-  runs: ReadonlyArray<readonly unknown[]>,
-  actions: ReadonlyArray<readonly unknown[]>,
+  runs: readonly RunRow[],
+  actions: readonly ActionRunRow[],
 ): Promise<void> {
-  await insertRows(trx, capabilities, 'workflow_runs', RUN_COLUMNS, runs);
-  await insertRows(trx, capabilities, 'workflow_action_runs', ACTION_RUN_COLUMNS, actions);
+  await runWrites.insert(trx, capabilities, runs);
+  await actionRunWrites.insert(trx, capabilities, actions);
 }
 
 /**
@@ -190,6 +162,27 @@ export async function refreshRunStatus(trx: Executor, runIds: readonly string[],
     .execute();
 }
 
+/**
+ * Writes the final status of the runs among these whose last action just ended — `failed` if one
+ * failed for good, else `success` — and leaves the others untouched: a run is written once, when
+ * it ends, not at every action (ADR 020). Callers hold the runs' locks (`lockRuns`).
+ */
+export async function finishRuns(trx: Executor, runIds: readonly string[], now: Date): Promise<void> {
+  if (runIds.length === 0) return;
+  const anyPending = sql`exists (select 1 from workflow_action_runs a where a.run_id = workflow_runs.id and a.status = 'pending')`;
+  const anyFailed = sql`exists (select 1 from workflow_action_runs a where a.run_id = workflow_runs.id and a.status = 'failed')`;
+  await trx
+    .updateTable('workflow_runs')
+    .set({
+      status: sql<RunStatus>`case when ${anyFailed} then 'failed' else 'success' end`,
+      finished_at: now,
+    })
+    .where('id', 'in', [...new Set(runIds)])
+    .where('status', '=', 'pending')
+    .where(sql<boolean>`not ${anyPending}`)
+    .execute();
+}
+
 export interface RunRecord {
   id: string;
   workflowId: string;
@@ -215,6 +208,8 @@ export interface ActionRunRecord {
   errorMessage: string | null;
   nextRetryAt: Date | null;
   finishedAt: Date | null;
+  /** The attempt that ended the action, kept on its row (ADR 020); null otherwise. */
+  endingAttempt: AttemptRecordRow | null;
 }
 
 export interface AttemptRecordRow {
@@ -327,6 +322,9 @@ export async function actionRunsOf(db: Executor, runIds: readonly string[]): Pro
       'a.error_message',
       'a.next_retry_at',
       'a.finished_at',
+      'a.started_at',
+      'a.duration_ms',
+      'a.response_excerpt',
       'd.status as d_status',
       'd.attempt_count as d_attempt_count',
       'd.response_status_code as d_status_code',
@@ -352,6 +350,17 @@ export async function actionRunsOf(db: Executor, runIds: readonly string[]): Pro
       errorMessage: viaDelivery ? r.d_error_message : r.error_message,
       nextRetryAt: toDateOrNull(viaDelivery ? r.d_next_retry_at : r.next_retry_at),
       finishedAt: toDateOrNull(r.finished_at),
+      endingAttempt:
+        r.started_at === null || r.delivery_id !== null
+          ? null
+          : {
+              n: r.attempt_count,
+              startedAt: toDate(r.started_at),
+              durationMs: Number(r.duration_ms ?? 0),
+              responseStatusCode: r.response_status_code,
+              errorMessage: r.error_message,
+              responseExcerpt: r.response_excerpt,
+            },
     };
   });
 }
@@ -385,6 +394,13 @@ export async function attemptsOf(
       });
       out.set(r.action_run_id, list);
     }
+  }
+  // The attempt that ended an action is on its row, after any that were retried.
+  for (const a of actions) {
+    if (a.deliveryId !== null || a.endingAttempt === null) continue;
+    const list = out.get(a.id) ?? [];
+    list.push(a.endingAttempt);
+    out.set(a.id, list);
   }
   if (byDelivery.size > 0) {
     const rows = await db

@@ -3,14 +3,13 @@
  * test run with a sample event, and the retry of a run's actions that failed for good.
  */
 import type { Db, DialectCapabilities } from '../db/database.ts';
-import { insertRows } from '../db/statements.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { findGeofence } from '../geofences/geofences.repository.ts';
+import type { JobSignals } from '../jobs/wake-signal.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BadRequestError, NotFoundError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import { DELIVERY_COLUMNS, deliveryRow } from '../webhooks/deliveries.repository.ts';
-import type { WebhookSignals } from '../webhooks/wake-signal.ts';
+import { insertAttemptRows } from './action-queue.repository.ts';
 import type { StoredAction } from './action-secrets.ts';
 import { requeueActions } from './run-retry.repository.ts';
 import { buildRun, emptyRunRows, insertRunRows } from './run-starter.ts';
@@ -28,6 +27,7 @@ import {
 } from './runs.repository.ts';
 import { SAMPLE_DEVICE, sampleEvent } from './sample-event.ts';
 import type { TemplateContext } from './templates.ts';
+import type { WebhookActionDeliveries, WebhookActionDelivery } from './webhook-action-port.ts';
 import { findWorkflow, type Workflow } from './workflows.repository.ts';
 import type { RunStatus } from './workflows.tables.ts';
 
@@ -35,7 +35,9 @@ export interface RunsContext {
   db: Db;
   capabilities: DialectCapabilities;
   clock: Clock;
-  signals: Pick<WebhookSignals, 'deliveries' | 'workflowActions'>;
+  signals: Pick<JobSignals, 'workflowActions'>;
+  /** Where `webhook` actions' deliveries are written (the webhook engine's, wired at the root). */
+  webhookActions: WebhookActionDeliveries;
 }
 
 export interface RunView {
@@ -101,11 +103,11 @@ export async function testWorkflow(
     const webhooks = await webhookRequests(trx, ids);
     const rows = emptyRunRows();
     const id = buildRun(rows, workflow, event, 'test', SAMPLE_DEVICE, webhooks, now);
-    await insertRunRows(trx, ctx.capabilities, rows);
+    await insertRunRows(trx, ctx.capabilities, rows, ctx.webhookActions);
     return id;
   });
   ctx.signals.workflowActions.notify();
-  ctx.signals.deliveries.notify();
+  ctx.webhookActions.notify();
   return runId;
 }
 
@@ -139,7 +141,7 @@ export async function retryRun(
       c.action.type === 'webhook' ? [String(c.action.config.webhook_id)] : [],
     );
     const webhooks = await webhookRequests(trx, webhookIds);
-    const deliveries: unknown[][] = [];
+    const deliveries: WebhookActionDelivery[] = [];
     const requeued = current.map(({ job, action }) => {
       if (action.type !== 'webhook') return { id: job.id, action, deliveryId: null, error: null };
       const webhookId = String(action.config.webhook_id);
@@ -148,31 +150,34 @@ export async function retryRun(
       const deliveryId = uuidv7();
       const key = crypto.randomUUID();
       const payload = JSON.stringify({ ...(JSON.parse(context.payload_json) as object), id: key });
-      deliveries.push(
-        deliveryRow({
-          id: deliveryId,
-          workspaceId,
-          webhookId,
-          origin: 'workflow',
-          eventRowId: null,
-          geofenceId: context.geofence.id,
-          eventType: context.event,
-          eventId: context.event_id,
-          idempotencyKey: key,
-          payload,
-          url: target.url,
-          method: target.method,
-          now,
-        }),
-      );
+      deliveries.push({
+        id: deliveryId,
+        workspaceId,
+        webhookId,
+        eventRowId: null,
+        geofenceId: context.geofence.id,
+        eventType: context.event,
+        eventId: context.event_id,
+        idempotencyKey: key,
+        payload,
+        url: target.url,
+        method: target.method,
+        now,
+      });
       return { id: job.id, action, deliveryId, error: null };
     });
-    await insertRows(trx, ctx.capabilities, 'webhook_deliveries', DELIVERY_COLUMNS, deliveries);
+    await ctx.webhookActions.insert(trx, deliveries);
+    // The attempt that ended each action was kept on its row (ADR 020): it becomes a row of its own.
+    await insertAttemptRows(
+      trx,
+      ctx.capabilities,
+      failed.flatMap((a) => (a.endingAttempt ? [{ actionRunId: a.id, ...a.endingAttempt }] : [])),
+    );
     await requeueActions(trx, requeued, now);
     await refreshRunStatus(trx, [run.id], now);
   });
   ctx.signals.workflowActions.notify();
-  ctx.signals.deliveries.notify();
+  ctx.webhookActions.notify();
   const after = await findRun(ctx.db, workspaceId, workflowId, runId);
   if (!after) throw new NotFoundError('Run');
   return { run: after, actions: await actionRunsOf(ctx.db, [after.id]) };

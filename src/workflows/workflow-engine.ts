@@ -1,11 +1,12 @@
 /**
- * The workflow worker of one process, wired from the composition root: the action runtime (the
- * guarded HTTP client, the mailer, the customer database pools) and the worker loop. Started and
- * stopped with the webhook engine, whose dispatcher starts the runs (ADR 014).
+ * The workflow workers of one process, wired from the composition root: the action runtime (the
+ * guarded HTTP client, the mailer, the customer database pools) and one job worker per lane.
+ * Started and stopped with the job engine (`src/engine.ts`), whose outbox dispatcher starts the
+ * runs (ADR 014, ADR 020).
  */
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.ts';
-import { ActionWorker, type ActionWorkerOptions } from './action-worker.ts';
+import { type ActionWorker, type ActionWorkerOptions, createActionJobWorker } from './action-worker.ts';
 import type { ActionRuntime } from './actions/action.ts';
 import { ACTION_EXECUTORS } from './actions/executors.ts';
 import { PostgresDatabaseTargets } from './database-targets.ts';
@@ -29,7 +30,7 @@ export function createActionWorker(
   runtime: ActionRuntime,
   overrides: Partial<ActionWorkerOptions> = {},
 ): ActionWorker {
-  return new ActionWorker({
+  return createActionJobWorker({
     db: deps.database.db,
     capabilities: deps.database.capabilities,
     clock: deps.clock,
@@ -43,4 +44,23 @@ export function createActionWorker(
     maxInFlight: deps.config.webhookConcurrency,
     ...overrides,
   });
+}
+
+/**
+ * Lanes of action types, each with its own worker and slots: an action that waits on a slow
+ * customer database or mail server never holds the slots of chat messages and HTTP calls.
+ */
+export const ACTION_LANES: ReadonlyArray<{ name: string; types: readonly string[]; share: number }> = [
+  { name: 'fast', types: ['slack', 'discord', 'teams', 'sms', 'lambda', 'sns'], share: 0.75 },
+  { name: 'slow', types: ['database', 'email'], share: 0.25 },
+];
+
+/** One worker per lane, the process's action concurrency split between them. */
+export function createActionLaneWorkers(deps: Deps, runtime: ActionRuntime): ActionWorker[] {
+  return ACTION_LANES.map((lane) =>
+    createActionWorker(deps, runtime, {
+      types: lane.types,
+      maxInFlight: Math.max(8, Math.round(deps.config.webhookConcurrency * lane.share)),
+    }),
+  );
 }

@@ -4,9 +4,9 @@
  * that parse, webhooks of the workspace. Each failure points at its place in the body.
  */
 
+import { checkTargetHost, checkTargetUrl } from '../outbound/target-rules.ts';
 import type { SecretBox } from '../shared/encryption.ts';
 import { FieldValidationError } from '../shared/errors.ts';
-import { checkTargetHost, checkTargetUrl } from '../webhooks/webhook-rules.ts';
 import type { WorkflowActionInput } from './action-configs.schemas.ts';
 import { type StoredAction, sealAction } from './action-secrets.ts';
 import { templateProblem } from './templates.ts';

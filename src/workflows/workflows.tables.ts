@@ -1,4 +1,5 @@
 /** Tables of workflows (contract §6, ADR 014). */
+import { bulkTable } from '../db/bulk-table.ts';
 import type { BooleanColumn, JsonColumn, NullableTimestampColumn, TimestampColumn } from '../db/columns.ts';
 
 export type RunStatus = 'pending' | 'success' | 'failed';
@@ -62,6 +63,13 @@ export interface WorkflowActionRunsTable {
   /** When a worker may take it: the next attempt, or the end of a lease in flight. */
   due_at: TimestampColumn;
   lease_owner: string | null;
+  /**
+   * The attempt that ended the action (ADR 020), kept here instead of as an attempt row; null while
+   * pending, and for actions ended before migration 0015 (their attempts are all rows).
+   */
+  started_at: NullableTimestampColumn;
+  duration_ms: number | null;
+  response_excerpt: string | null;
 }
 
 export interface WorkflowActionAttemptsTable {
@@ -82,3 +90,46 @@ export interface WorkflowTables {
   workflow_action_runs: WorkflowActionRunsTable;
   workflow_action_attempts: WorkflowActionAttemptsTable;
 }
+
+/** The many-row writers of these tables (src/db/bulk-table.ts): named rows, columns declared once. */
+export const runWrites = bulkTable<WorkflowRunsTable>()('workflow_runs', {
+  id: 'text',
+  workspace_id: 'text',
+  workflow_id: 'text',
+  origin: 'text',
+  event_row_id: 'text',
+  event_id: 'text',
+  event_type: 'text',
+  context: 'text',
+  status: 'text',
+  created_at: 'timestamp',
+  finished_at: 'timestamp',
+});
+
+export const actionRunWrites = bulkTable<WorkflowActionRunsTable>()('workflow_action_runs', {
+  id: 'text',
+  run_id: 'text',
+  workspace_id: 'text',
+  workflow_id: 'text',
+  position: 'integer',
+  type: 'text',
+  action: 'text',
+  delivery_id: 'text',
+  status: 'text',
+  attempt_count: 'integer',
+  error_message: 'text',
+  created_at: 'timestamp',
+  finished_at: 'timestamp',
+  due_at: 'timestamp',
+});
+
+export const attemptWrites = bulkTable<WorkflowActionAttemptsTable>()('workflow_action_attempts', {
+  id: 'text',
+  action_run_id: 'text',
+  n: 'integer',
+  started_at: 'timestamp',
+  duration_ms: 'double',
+  response_status_code: 'integer',
+  error_message: 'text',
+  response_excerpt: 'text',
+});

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { DatabaseSync, StatementSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
+import { drainOutbox } from '../../src/engine.ts';
 import { circle, createGeofence } from '../geofences/helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { IS_POSTGRES } from '../helpers/database.ts';

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { seedEventId } from '../../src/events/event-id.ts';
+import { geofenceEventPayload } from '../../src/events/event-payload.ts';
 import { EVENT_NAMES, EVENT_TYPES, eventNameOf } from '../../src/events/event-types.ts';
 import type { GeofenceEvent } from '../../src/events/events.repository.ts';
 import { eventOut } from '../../src/events/events.schemas.ts';
-import { geofenceEventPayload } from '../../src/webhooks/delivery-payload.ts';
 import { SUBSCRIBABLE_EVENTS } from '../../src/webhooks/webhooks.schemas.ts';
 import { eventContext } from '../../src/workflows/run-context.ts';
 import { defaultMessage, defaultSubject } from '../../src/workflows/templates.ts';

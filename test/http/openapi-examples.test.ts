@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { OPERATION_EXAMPLES } from '../../src/http/operation-examples.ts';
+import { OPERATION_EXAMPLES } from '../../src/operation-examples.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   type Document,

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createDwellWorker } from '../../src/webhooks/webhook-engine.ts';
+import { createDwellWorker } from '../../src/engine.ts';
 import { circle, createGeofence } from '../geofences/helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { IS_POSTGRES } from '../helpers/database.ts';

@@ -10,12 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before } from 'node:test';
 import type { Dispatcher } from 'undici';
+import { createDeliveryDispatcher, createDeliveryWorker, drainOutbox } from '../../src/engine.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
-import {
-  createDeliveryDispatcher,
-  createDeliveryWorker,
-  drainOutbox,
-} from '../../src/webhooks/webhook-engine.ts';
 import { circle, createGeofence } from '../geofences/helpers.ts';
 import type { TestApp, TestAppOptions } from '../helpers/app.ts';
 import {

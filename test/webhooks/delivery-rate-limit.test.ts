@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
+import { drainOutbox } from '../../src/engine.ts';
 import {
   createWebhook,
   type DeliveryHarness,

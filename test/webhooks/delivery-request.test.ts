@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { sql } from 'kysely';
+import { drainOutbox } from '../../src/engine.ts';
 import { verifySignature } from '../../src/webhooks/signature.ts';
-import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
 import { call, expectError, expectStatus } from '../helpers/identity.ts';
 import {
   createWebhook,

@@ -6,12 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { createDeliveryDispatcher, createDeliveryWorker, drainOutbox } from '../../src/engine.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
-import {
-  createDeliveryDispatcher,
-  createDeliveryWorker,
-  drainOutbox,
-} from '../../src/webhooks/webhook-engine.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createSharedTestDatabase, IS_POSTGRES } from '../helpers/database.ts';
 import {

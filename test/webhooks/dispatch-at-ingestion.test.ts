@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { dispatchOutbox } from '../../src/webhooks/outbox-dispatcher.ts';
-import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
+import { drainOutbox } from '../../src/engine.ts';
+import { dispatchOutbox } from '../../src/events/outbox-dispatcher.ts';
 import { call, expectStatus } from '../helpers/identity.ts';
 import { createWebhook, deliveryFixture, eventSource, listDeliveries } from './delivery-helpers.ts';
 
@@ -28,6 +28,7 @@ describe('dispatch at ingestion', () => {
     db: fixture.h.t.deps.database.db,
     capabilities: fixture.h.t.deps.database.capabilities,
     clock: fixture.h.t.clock,
+    subscribers: [],
   });
 
   test('no webhook: the outbox row is stored dispatched, and the dispatcher finds nothing', async () => {
@@ -36,7 +37,7 @@ describe('dispatch at ingestion', () => {
     const rows = await outboxOf(source.device.id);
     assert.equal(rows.length, 1, 'the event has its outbox row');
     assert.equal(rows[0]?.dispatchedAt, rows[0]?.createdAt, 'dispatched when stored');
-    assert.deepEqual(await dispatchOutbox(dispatcherContext()), { rows: 0, deliveries: 0, runs: 0 });
+    assert.deepEqual(await dispatchOutbox(dispatcherContext()), { rows: 0, created: {} });
   });
 
   test('an enabled webhook: the row waits for the dispatcher, which fans it out', async () => {

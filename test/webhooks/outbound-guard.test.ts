@@ -21,7 +21,7 @@ import {
   createGuardedDispatcher,
   ForbiddenTargetError,
   literalHostAddress,
-} from '../../src/webhooks/outbound-guard.ts';
+} from '../../src/outbound/outbound-guard.ts';
 
 /** An independent oracle: the IANA special-purpose IPv4 blocks we refuse, as a node BlockList. */
 const refusedV4 = new BlockList();

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
+import { drainOutbox } from '../../src/engine.ts';
 import { FakeChatServices, SLACK_PATH } from '../helpers/fake-chat-services.ts';
 import { createWebhook, eventSource, Receiver } from '../webhooks/delivery-helpers.ts';
 import { createWorkflow, listRuns, workflowFixture } from './workflow-helpers.ts';

@@ -4,10 +4,9 @@
  * the customer database pools), workflows created through the API, and rounds of both workers.
  */
 import { after, before } from 'node:test';
-import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
+import { createActionRuntime, createActionWorker, drainOutbox } from '../../src/engine.ts';
 import type { ActionWorker } from '../../src/workflows/action-worker.ts';
 import type { ActionRuntime } from '../../src/workflows/actions/action.ts';
-import { createActionRuntime, createActionWorker } from '../../src/workflows/workflow-engine.ts';
 import type { TestAppOptions } from '../helpers/app.ts';
 import { call, expectStatus } from '../helpers/identity.ts';
 import { type DeliveryHarness, startDeliveryHarness } from '../webhooks/delivery-helpers.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { drainOutbox } from '../../src/webhooks/webhook-engine.ts';
+import { drainOutbox } from '../../src/engine.ts';
 import { FakeChatServices, SLACK_PATH } from '../helpers/fake-chat-services.ts';
 import { call, expectError, expectStatus } from '../helpers/identity.ts';
 import { eventSource } from '../webhooks/delivery-helpers.ts';

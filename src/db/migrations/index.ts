@@ -12,6 +12,7 @@ import { deliveryPortal } from './0011-delivery-portal.ts';
 import { deviceStateFromLocations } from './0012-device-state-from-locations.ts';
 import { workflowVersion } from './0013-workflow-version.ts';
 import { identityLookupsByUser } from './0014-identity-lookups-by-user.ts';
+import { oneJobEngine } from './0015-one-job-engine.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   deviceStateFromLocations,
   workflowVersion,
   identityLookupsByUser,
+  oneJobEngine,
 ];

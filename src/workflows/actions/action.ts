@@ -5,7 +5,7 @@
  * exactly one attempt and reports its outcome. Retries, leases and records are the worker's.
  */
 import type { Dispatcher } from 'undici';
-import type { HostLookup } from '../../webhooks/outbound-guard.ts';
+import type { HostLookup } from '../../outbound/outbound-guard.ts';
 import type { TemplateContext } from '../templates.ts';
 
 export interface ActionOutcome {

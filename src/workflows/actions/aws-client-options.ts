@@ -21,7 +21,7 @@ import {
   classifyAddress,
   ForbiddenTargetError,
   resolvePublicAddresses,
-} from '../../webhooks/outbound-guard.ts';
+} from '../../outbound/outbound-guard.ts';
 import type { ActionRuntime } from './action.ts';
 
 /** The fields `lambda` and `sns` configs share; the secret is opened by the worker. */

@@ -5,7 +5,7 @@
  * network error as webhooks tell it, the SSRF guard's refusal as written. The secret access key
  * is never part of the outcome.
  */
-import { describeNetworkError, EXCERPT_BYTES } from '../../webhooks/delivery-sender.ts';
+import { describeNetworkError, EXCERPT_BYTES } from '../../outbound/http-response.ts';
 import type { ActionOutcome, ActionRuntime } from './action.ts';
 import { type AwsClientOptions, type AwsConnection, awsClientOptions } from './aws-client-options.ts';
 

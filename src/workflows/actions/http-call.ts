@@ -8,7 +8,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { request } from 'undici';
-import { describeNetworkError, readExcerpt, USER_AGENT } from '../../webhooks/delivery-sender.ts';
+import { describeNetworkError, readExcerpt, USER_AGENT } from '../../outbound/http-response.ts';
 import type { ActionOutcome, ActionRuntime } from './action.ts';
 
 export interface HttpCall {

@@ -7,7 +7,7 @@ import {
   classifyAddress,
   createGuardedDispatcher,
   type HostLookup,
-} from '../../../src/webhooks/outbound-guard.ts';
+} from '../../../src/outbound/outbound-guard.ts';
 import type { ActionConfigs } from '../../../src/workflows/action-configs.schemas.ts';
 import type { ActionOutcome, ActionRuntime } from '../../../src/workflows/actions/action.ts';
 import { lambdaAction } from '../../../src/workflows/actions/lambda.ts';

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TLSSocket } from 'node:tls';
 import pg from 'pg';
 import { Agent } from 'undici';
-import { classifyAddress } from '../../../src/webhooks/outbound-guard.ts';
+import { classifyAddress } from '../../../src/outbound/outbound-guard.ts';
 import type { ActionConfigs } from '../../../src/workflows/action-configs.schemas.ts';
 import type { ActionRuntime } from '../../../src/workflows/actions/action.ts';
 import { databaseAction } from '../../../src/workflows/actions/database.ts';
@@ -358,6 +358,52 @@ describe('database action', () => {
       assert.deepEqual([...ids].sort(), ['1', '2', '3', '4', '5']);
       const count = await admin.query(`select count(*)::int as n from ${NAME}.together`);
       assert.equal(count.rows[0]?.n, 5);
+    } finally {
+      await targets.close();
+    }
+  });
+
+  it('writes rows that arrive together with one INSERT, each caller getting its own id', async () => {
+    const targets = targetsWith();
+    try {
+      const names = Array.from({ length: 40 }, (_, i) => `evt_batch_${i}`);
+      // Twice the same event too: two actions of one workflow may write one event to one table.
+      const ids = await Promise.all(
+        [...names, 'evt_batch_0'].map((n) => targets.insertEvent(ROLE_URL, 'batched', row(n))),
+      );
+      assert.equal(new Set(ids).size, 41, 'every row its own id');
+      const rows = await admin.query<{ id: string; event_id: string }>(
+        `select id::text, event_id from ${NAME}.batched`,
+      );
+      const stored = new Map(rows.rows.map((r) => [r.id, r.event_id]));
+      [...names, 'evt_batch_0'].forEach((n, i) => {
+        assert.equal(stored.get(ids[i] as string), n, 'the id given back is the id of that row');
+      });
+      const statements = await admin.query<{ n: number }>(
+        `select count(distinct xmin::text)::int as n from ${NAME}.batched`,
+      );
+      assert.equal(statements.rows[0]?.n, 1, 'one statement (one transaction) wrote them all');
+    } finally {
+      await targets.close();
+    }
+  });
+
+  it('a row the table refuses fails its own action only, not the others written with it', async () => {
+    const targets = targetsWith();
+    try {
+      await admin.query(
+        `create table ${NAME}.picky (id bigserial primary key, event_id text not null check (event_id <> 'evt_bad'), event_type text not null, payload jsonb not null, created_at timestamptz not null)`,
+      );
+      await admin.query(`alter table ${NAME}.picky owner to ${NAME}`);
+      const outcomes = await Promise.allSettled(
+        ['evt_ok_1', 'evt_bad', 'evt_ok_2'].map((n) => targets.insertEvent(ROLE_URL, 'picky', row(n))),
+      );
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      const count = await admin.query(`select count(*)::int as n from ${NAME}.picky`);
+      assert.equal(count.rows[0]?.n, 2);
     } finally {
       await targets.close();
     }

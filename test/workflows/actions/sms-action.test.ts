@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Dispatcher } from 'undici';
-import { createGuardedDispatcher } from '../../../src/webhooks/outbound-guard.ts';
+import { createGuardedDispatcher } from '../../../src/outbound/outbound-guard.ts';
 import type { ActionConfigs } from '../../../src/workflows/action-configs.schemas.ts';
 import type { ActionOutcome } from '../../../src/workflows/actions/action.ts';
 import { smsAction } from '../../../src/workflows/actions/sms.ts';

@@ -1,6 +1,6 @@
 /** Examples of /workflows and their runs (contract §6). */
-import type { OperationExamples } from './operation-example.ts';
-import { ids, listOf } from './records.ts';
+import type { OperationExamples } from '../http/examples/operation-example.ts';
+import { ids, listOf } from '../http/examples/records.ts';
 
 const workflowId = '0197a0c2-3b1e-772f-8b0c-91a1b1c1d1e1';
 const runId = '0197a0c2-3b1f-7830-9c1d-a1b1c1d1e1f1';

@@ -1,8 +1,8 @@
 /** The periodic chores a server process runs beside the API; `server.ts` starts and stops them. */
-import { issueInvoices } from '../billing/invoices.service.ts';
-import type { Deps } from '../deps.ts';
-import { purgeOldLocations } from '../locations/retention.ts';
-import { type PeriodicJob, startPeriodicJob } from './periodic-job.ts';
+import { issueInvoices } from './billing/invoices.service.ts';
+import type { Deps } from './deps.ts';
+import { type PeriodicJob, startPeriodicJob } from './jobs/periodic-job.ts';
+import { purgeOldLocations } from './locations/retention.ts';
 
 const HOUR_MS = 3_600_000;
 

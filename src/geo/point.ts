@@ -1,4 +1,7 @@
-/** The GeoJSON Point every record of this pipeline shows (RFC 7946 §3.1.2: `[lng, lat]`). */
+/**
+ * The GeoJSON Point every record of the location pipeline shows (RFC 7946 §3.1.2: `[lng, lat]`):
+ * devices, locations, events and the live stream. Its schema is the one named `Point` component.
+ */
 import { Type } from 'typebox';
 import { component } from '../http/components.ts';
 import { StringEnum } from '../http/schemas.ts';

@@ -1,6 +1,53 @@
 /** Examples of /geofences (contract §3). */
-import type { OperationExamples } from './operation-example.ts';
-import { devicesInside, geofence, ids, listOf } from './records.ts';
+import { device } from '../devices/devices.examples.ts';
+import type { OperationExamples } from '../http/examples/operation-example.ts';
+import { CREATED, FIX_TIME, ids, listOf, UPDATED } from '../http/examples/records.ts';
+import { EXAMPLE_POLYGON } from './geofences.schemas.ts';
+
+export const geofence = {
+  id: ids.geofence,
+  workspace_id: ids.workspace,
+  name: 'Berlin depot',
+  description: 'Loading yard and gate',
+  external_id: 'depot-berlin',
+  geometry: EXAMPLE_POLYGON,
+  metadata: { region: 'north' },
+  enabled: true,
+  bbox: [13.3777, 52.5155, 13.3795, 52.5163],
+  dwell_seconds: null,
+  exit_buffer_m: null,
+  max_accuracy_m: null,
+  created_at: CREATED,
+  updated_at: UPDATED,
+};
+
+/** The devices inside the geofence: Truck 7 since its enter, a van there for longer. */
+const devicesInside = [
+  {
+    device_id: ids.device,
+    name: device.name,
+    external_id: device.external_id,
+    user_id: device.user_id,
+    entered_at: FIX_TIME,
+    dwelling: false,
+    last_seen_at: FIX_TIME,
+    last_location: device.last_location,
+  },
+  {
+    device_id: ids.otherDevice,
+    name: 'Van 3',
+    external_id: 'van-3',
+    user_id: null,
+    entered_at: '2026-03-10T11:02:00.000Z',
+    dwelling: true,
+    last_seen_at: '2026-03-10T12:09:30.000Z',
+    last_location: {
+      point: { type: 'Point', coordinates: [13.3781, 52.5157] },
+      timestamp: '2026-03-10T12:09:30.000Z',
+      accuracy: 12,
+    },
+  },
+];
 
 const BATCH_TIME = '2026-03-11T02:00:00.000Z';
 

@@ -47,7 +47,7 @@ export class WakeSignal {
 }
 
 /** The signals of the webhook engine, one pair per process (src/deps.ts). */
-export interface WebhookSignals {
+export interface JobSignals {
   /** Events were committed: the outbox has rows to dispatch. */
   outbox: WakeSignal;
   /** Deliveries became due: new ones, a test, a dead-letter retry. */
@@ -58,7 +58,7 @@ export interface WebhookSignals {
   dwell: WakeSignal;
 }
 
-export function createWebhookSignals(): WebhookSignals {
+export function createJobSignals(): JobSignals {
   return {
     outbox: new WakeSignal(),
     deliveries: new WakeSignal(),
