@@ -8,7 +8,7 @@
 import type { Dispatcher } from 'undici';
 import type { Deps } from './deps.ts';
 import { dispatchOutbox, type OutboxSubscriber } from './events/outbox-dispatcher.ts';
-import { DwellWorker } from './locations/dwell-worker.ts';
+import { createDwellJobWorker, type DwellWorker } from './locations/dwell-job.ts';
 import { createGuardedDispatcher } from './outbound/outbound-guard.ts';
 import { exitGracefullyOnSignals, logUnhandledRejections } from './shutdown.ts';
 import {
@@ -96,21 +96,19 @@ export async function drainOutbox(deps: Deps): Promise<{ deliveries: number; run
 }
 
 /**
- * The dwell worker: stored dwell events wake this node's dispatcher, count against the quota and go
- * to the live stream (ADR 016).
+ * The dwell timers' job worker: stored dwell events wake this node's dispatcher, count against the
+ * quota and go to the live stream (ADR 016).
  */
 export function createDwellWorker(deps: Deps): DwellWorker {
-  return new DwellWorker({
+  return createDwellJobWorker({
     db: deps.database.db,
     capabilities: deps.database.capabilities,
     clock: deps.clock,
     logger: deps.logger,
-    onFired: (batch) => {
-      if (batch.dispatch) deps.signals.outbox.notify();
-      for (const [workspaceId, events] of batch.events) {
-        void deps.billing.eventQuota.record(workspaceId, events.length);
-        deps.streamPublisher.events(workspaceId, events);
-      }
+    onFired: (workspaceId, events, dispatch) => {
+      if (dispatch) deps.signals.outbox.notify();
+      void deps.billing.eventQuota.record(workspaceId, events.length);
+      deps.streamPublisher.events(workspaceId, events);
     },
   });
 }

@@ -50,6 +50,11 @@ export interface JobKind<J extends ClaimedJob, R> {
    * attempt after the lease ran out could duplicate another worker's.
    */
   keepLeases?(workerId: string, rest: readonly J[]): Promise<ReadonlySet<string>>;
+  /**
+   * How long until the kind's next job falls due, when it knows (a dwell timer set for later): an
+   * idle worker then wakes at that moment instead of after the poll interval. Null: unknown.
+   */
+  msUntilDue?(now: Date): Promise<number | null>;
 }
 
 export interface JobWorkerOptions {
@@ -67,6 +72,8 @@ const FLUSH_DELAY_MS = 3;
 const FLUSH_AT = 200;
 /** Between tries to record outcomes while the database is unreachable. */
 const RECORD_RETRY_MS = 500;
+/** The shortest idle wait: a job due "now" that could not be claimed is not polled for in a busy loop. */
+const MIN_IDLE_MS = 10;
 
 export class JobWorker<J extends ClaimedJob, R> {
   readonly id: string;
@@ -76,7 +83,7 @@ export class JobWorker<J extends ClaimedJob, R> {
   private flushTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private loop: Promise<void> | undefined;
-  private readonly chains = new Set<Promise<void>>();
+  private readonly chains = new Set<Promise<unknown>>();
   /** Claimed jobs whose attempt has not started: what `stop()` gives back at once. */
   private readonly waiting = new Set<string>();
   /** Jobs given back (or whose lease was lost): their chains skip them. */
@@ -97,10 +104,15 @@ export class JobWorker<J extends ClaimedJob, R> {
 
   /** One round: claim a batch, run it, record the outcomes. Returns how many were claimed. */
   async runOnce(): Promise<number> {
+    return (await this.runRound()).length;
+  }
+
+  /** One round, returning the outcomes of this round's attempts once they are recorded. */
+  async runRound(): Promise<R[]> {
     const claimed = await this.claim(this.o.batchSize);
-    await Promise.all(this.launch(claimed));
+    const results = (await Promise.all(this.launch(claimed))).flat();
     await this.flush();
-    return claimed.length;
+    return results;
   }
 
   /** Runs until `stop()`: claims whenever there is room and work, else waits for `signal` or `pollMs`. */
@@ -128,7 +140,7 @@ export class JobWorker<J extends ClaimedJob, R> {
             void Promise.all(this.launch(claimed));
             continue;
           }
-          if (!this.wanted) await this.pause(pollMs);
+          if (!this.wanted) await this.pause(await this.idleMs(pollMs));
         } catch (error) {
           this.o.logger.error({ err: error, worker: this.id }, `${this.kind.name} worker round failed`);
           await this.pause(1000);
@@ -185,6 +197,12 @@ export class JobWorker<J extends ClaimedJob, R> {
     });
   }
 
+  /** The poll interval, or less when the kind knows its next job falls due sooner. */
+  private async idleMs(pollMs: number): Promise<number> {
+    const until = this.kind.msUntilDue ? await this.kind.msUntilDue(this.o.clock.now()) : null;
+    return until === null ? pollMs : Math.max(MIN_IDLE_MS, Math.min(pollMs, until));
+  }
+
   private async claim(limit: number): Promise<J[]> {
     const claimed = await this.kind.claim(this.id, limit, this.o.clock.now());
     this.inFlight += claimed.length;
@@ -192,8 +210,8 @@ export class JobWorker<J extends ClaimedJob, R> {
     return claimed;
   }
 
-  /** Starts one chain per serial key (each job alone when the kind has none). */
-  private launch(claimed: J[]): Promise<void>[] {
+  /** Starts one chain per serial key (each job alone when the kind has none); each yields its outcomes. */
+  private launch(claimed: J[]): Promise<R[]>[] {
     const groups = new Map<string, J[]>();
     for (const job of claimed) {
       const key = this.kind.serialKey?.(job) ?? job.id;
@@ -201,12 +219,13 @@ export class JobWorker<J extends ClaimedJob, R> {
       if (list) list.push(job);
       else groups.set(key, [job]);
     }
-    const started: Promise<void>[] = [];
+    const started: Promise<R[]>[] = [];
     for (const list of groups.values()) {
-      const chain = this.runChain(list)
-        .catch((error: unknown) =>
-          this.o.logger.error({ err: error, worker: this.id }, `${this.kind.name} chain failed`),
-        )
+      const chain: Promise<R[]> = this.runChain(list)
+        .catch((error: unknown) => {
+          this.o.logger.error({ err: error, worker: this.id }, `${this.kind.name} chain failed`);
+          return [];
+        })
         .finally(() => {
           this.chains.delete(chain);
           // Room in flight again: the loop may claim more.
@@ -218,7 +237,8 @@ export class JobWorker<J extends ClaimedJob, R> {
     return started;
   }
 
-  private async runChain(list: J[]): Promise<void> {
+  private async runChain(list: J[]): Promise<R[]> {
+    const outcomes: R[] = [];
     let lost: ReadonlySet<string> = new Set();
     for (const [index, job] of list.entries()) {
       if (this.kind.keepLeases && !this.skipped.has(job.id) && !lost.has(job.id)) {
@@ -247,9 +267,11 @@ export class JobWorker<J extends ClaimedJob, R> {
         result = this.kind.failure(job, error, startedAt);
       }
       this.inFlight -= 1;
+      outcomes.push(result);
       this.results.push(result);
       this.scheduleFlush();
     }
+    return outcomes;
   }
 
   private scheduleFlush(): void {

@@ -19,7 +19,6 @@ import {
 import { addEventUsage, usagePeriod } from '../usage/usage.repository.ts';
 import {
   type DueVisit,
-  dueVisits,
   lastKnownPoint,
   lockDevicesSkipping,
   markDwelled,
@@ -32,34 +31,24 @@ export interface DwellContext {
   capabilities: DialectCapabilities;
 }
 
-export interface FiredBatch {
-  /** Events stored, by workspace. */
-  events: Map<string, GeofenceEvent[]>;
+/** What firing one workspace's due visits did. */
+export interface FiredVisits {
+  /** Dwell events stored (committed). */
+  events: GeofenceEvent[];
   /** Whether some stored outbox row waits for the dispatcher. */
   dispatch: boolean;
-  /** Visits due that this round could not take (a device locked by an ingestion). */
-  skipped: number;
+  /** Visits this round could not take (a device locked by an ingestion): taken on a later round. */
+  skipped: DueVisit[];
 }
 
-/** Fires up to `limit` due dwell timers at `now`. */
-export async function fireDueDwells(ctx: DwellContext, now: Date, limit = 200): Promise<FiredBatch> {
-  const due = await dueVisits(ctx.db, now, limit);
-  const out: FiredBatch = { events: new Map(), dispatch: false, skipped: 0 };
-  const byWorkspace = new Map<string, DueVisit[]>();
-  for (const v of due) {
-    const list = byWorkspace.get(v.workspaceId) ?? [];
-    list.push(v);
-    byWorkspace.set(v.workspaceId, list);
-  }
-  for (const [workspaceId, visits] of byWorkspace) {
-    const result = await withTransaction(ctx.db, (trx) =>
-      fireInWorkspace(ctx, trx, workspaceId, visits, now),
-    );
-    if (result.events.length > 0) out.events.set(workspaceId, result.events);
-    out.dispatch ||= result.dispatch;
-    out.skipped += result.skipped;
-  }
-  return out;
+/** Fires these due visits of one workspace at `now`, in one transaction. */
+export function fireWorkspaceDwells(
+  ctx: DwellContext,
+  workspaceId: string,
+  visits: readonly DueVisit[],
+  now: Date,
+): Promise<FiredVisits> {
+  return withTransaction(ctx.db, (trx) => fireInWorkspace(ctx, trx, workspaceId, visits, now));
 }
 
 async function fireInWorkspace(
@@ -68,12 +57,12 @@ async function fireInWorkspace(
   workspaceId: string,
   visits: readonly DueVisit[],
   now: Date,
-): Promise<{ events: GeofenceEvent[]; dispatch: boolean; skipped: number }> {
+): Promise<FiredVisits> {
   const devices = await lockDevicesSkipping(trx, ctx.capabilities, workspaceId, [
     ...new Set(visits.map((v) => v.deviceId)),
   ]);
   const lockable = visits.filter((v) => devices.has(v.deviceId));
-  const skipped = visits.length - lockable.length;
+  const skipped = visits.filter((v) => !devices.has(v.deviceId));
   const due = await stillDue(trx, lockable, now);
   if (due.length === 0) return { events: [], dispatch: false, skipped };
   const geofences = await loadEventGeofences(trx, workspaceId, [...new Set(due.map((v) => v.geofenceId))]);

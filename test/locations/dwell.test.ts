@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createDwellWorker } from '../../src/engine.ts';
 import { nextDwellDue } from '../../src/locations/dwell.repository.ts';
-import type { DwellWorker } from '../../src/locations/dwell-worker.ts';
+import type { DwellWorker } from '../../src/locations/dwell-job.ts';
 import { circle, polygon, rect } from '../geofences/helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createSharedTestDatabase, IS_POSTGRES } from '../helpers/database.ts';
