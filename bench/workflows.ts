@@ -417,10 +417,13 @@ interface Attempt {
 async function hopBreakdown(db: Db, from: number, to: number): Promise<Record<ActionType, Hops>> {
   const runs = new Map<string, { sent: number; created: number; eventRowId: string | null }>();
   for (const run of await db
-    .selectFrom('workflow_runs')
-    .select(['id', 'created_at', 'context', 'event_row_id'])
+    .selectFrom('workflow_runs as r')
+    // A run's context is its event's shared one (migration 0017), or its own before that.
+    .leftJoin('workflow_event_contexts as c', 'c.id', 'r.context_id')
+    .select(['r.id', 'r.created_at', 'r.context', 'c.context as shared', 'r.event_row_id'])
     .execute()) {
-    const sent = (JSON.parse(run.context) as { metadata: { sent?: number } }).metadata.sent ?? 0;
+    const context = run.context ?? run.shared ?? '{"metadata":{}}';
+    const sent = (JSON.parse(context) as { metadata: { sent?: number } }).metadata.sent ?? 0;
     if (sent >= from && sent < to) {
       runs.set(run.id, { sent, created: toDate(run.created_at).getTime(), eventRowId: run.event_row_id });
     }

@@ -132,7 +132,15 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     : undefined;
   redis?.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
   const db = database.db;
-  const mailer = new Mailer({ db, clock, logger, smtpUrl: config.smtpUrl });
+  const signals = createJobSignals();
+  const mailer = new Mailer({
+    db,
+    capabilities: database.capabilities,
+    clock,
+    logger,
+    smtpUrl: config.smtpUrl,
+    signal: signals.mail,
+  });
   const tokens = new JwtTokens(jwtSecret, clock);
   const invalidations = redis ? redisInvalidationBus(redis, logger) : localInvalidationBus();
   const authenticator = new Authenticator({ db, tokens, clock, logger, bus: invalidations });
@@ -236,7 +244,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       checkIntervalMs: config.geofenceIndexCheckMs,
       idleEvictMs: config.geofenceIndexIdleMs,
     }),
-    signals: createJobSignals(),
+    signals,
     dashboardFiles: loadDashboardFiles(config.dashboardDir),
     limiters,
     passwordResets,

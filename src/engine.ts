@@ -1,14 +1,16 @@
 /**
  * The job engine of one process (ADR 010, ADR 020), composed here because it joins domains that
  * do not know each other: the event outbox's dispatcher with its subscribers (webhooks, workflows),
- * one job worker per kind (webhook deliveries; workflow actions, one worker per lane), and the
- * dwell timers. The server runs it in-process (unless RUN_WORKER=false); `src/worker.ts` and
- * `cli worker` run it alone. Several engines on one database cooperate through leases.
+ * one job worker per kind (webhook deliveries; workflow actions, one worker per lane; outgoing
+ * e-mails), and the dwell timers. The server runs it in-process (unless RUN_WORKER=false);
+ * `src/worker.ts` and `cli worker` run it alone. Several engines on one database cooperate through
+ * leases.
  */
 import type { Dispatcher } from 'undici';
 import type { Deps } from './deps.ts';
 import { dispatchOutbox, type OutboxSubscriber } from './events/outbox-dispatcher.ts';
 import { createDwellJobWorker, type DwellWorker } from './locations/dwell-job.ts';
+import { createMailJobWorker, type MailWorker, type MailWorkerOptions } from './mail/mail-job.ts';
 import { createGuardedDispatcher } from './outbound/outbound-guard.ts';
 import { exitGracefullyOnSignals, logUnhandledRejections } from './shutdown.ts';
 import {
@@ -34,6 +36,8 @@ export interface JobEngine {
   workflows: ActionWorker[];
   /** Fires dwell timers (contract §4.5, ADR 015); its events go through the outbox like any other. */
   dwell: DwellWorker;
+  /** Sends the e-mails stored `pending` (src/mail/mailer.ts), with retries. */
+  mail: MailWorker;
   stop(): Promise<void>;
 }
 
@@ -113,12 +117,18 @@ export function createDwellWorker(deps: Deps): DwellWorker {
   });
 }
 
+/** The e-mail job worker: sends `pending` messages of the outbox through the mailer's transport. */
+export function createMailWorker(deps: Deps, overrides: Partial<MailWorkerOptions> = {}): MailWorker {
+  return createMailJobWorker(deps.mailer.jobKind, { clock: deps.clock, logger: deps.logger, ...overrides });
+}
+
 export function startJobEngine(deps: Deps): JobEngine {
   const dispatcher = createDeliveryDispatcher(deps);
   const deliveries = createDeliveryWorker(deps, dispatcher);
   const runtime = createActionRuntime(deps, dispatcher);
   const workflows = createActionLaneWorkers(deps, runtime);
   const dwell = createDwellWorker(deps);
+  const mail = createMailWorker(deps);
   const { signals } = deps;
   const pollMs = deps.config.webhookPollMs;
   let stopping = false;
@@ -138,16 +148,24 @@ export function startJobEngine(deps: Deps): JobEngine {
   deliveries.start(signals.deliveries, pollMs);
   for (const worker of workflows) worker.start(signals.workflowActions, pollMs);
   dwell.start(signals.dwell, pollMs);
+  mail.start(signals.mail, pollMs);
   return {
     deliveries,
     workflows,
     dwell,
+    mail,
     stop: async () => {
       stopping = true;
       signals.outbox.notify();
       // Side by side: the workers give back claimed jobs not started at once (contract §0), not
       // after the dispatcher's last batch.
-      await Promise.all([dispatching, dwell.stop(), deliveries.stop(), ...workflows.map((w) => w.stop())]);
+      await Promise.all([
+        dispatching,
+        dwell.stop(),
+        mail.stop(),
+        deliveries.stop(),
+        ...workflows.map((w) => w.stop()),
+      ]);
       await runtime.databases.close();
       await dispatcher.close();
     },

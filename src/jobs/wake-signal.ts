@@ -56,6 +56,8 @@ export interface JobSignals {
   workflowActions: WakeSignal;
   /** Dwell timers may have come due sooner than the worker planned to look (ADR 015). */
   dwell: WakeSignal;
+  /** An e-mail was stored for sending (src/mail/mailer.ts). */
+  mail: WakeSignal;
 }
 
 export function createJobSignals(): JobSignals {
@@ -64,5 +66,6 @@ export function createJobSignals(): JobSignals {
     deliveries: new WakeSignal(),
     workflowActions: new WakeSignal(),
     dwell: new WakeSignal(),
+    mail: new WakeSignal(),
   };
 }

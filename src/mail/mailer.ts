@@ -1,16 +1,41 @@
 /**
- * Outgoing e-mail (contract §0 `SMTP_URL`). Every message is first kept in `email_outbox`; with
- * SMTP configured it is then sent through nodemailer, otherwise it is logged and stays there for
- * operators: never lost. Sending happens after the request's transaction and off the request's
- * critical path; `idle()` lets shutdown and tests wait for sends in flight. Workflow e-mail
- * actions use `sendNow` instead: one attempt through the same transport, its outcome awaited.
+ * Outgoing e-mail (contract §0 `SMTP_URL`). Every message is first kept in `email_outbox`.
+ *
+ * Without SMTP it is stored `logged` and stays there for operators to read: never lost, never sent.
+ *
+ * With SMTP it is stored `pending`: a job of the one job engine (ADR 020, the kind in
+ * mail-job.ts), not a send of the request. `send()` resolves once the row is stored and wakes
+ * this process's mail worker (`signal`); the worker claims the message with a lease, sends it
+ * through this transport and records the outcome — `sent`, or a retry on MAIL_RETRY_SCHEDULE_MS
+ * (1 min … 6 h), or `failed` for good after the last attempt (or at once when the server refuses
+ * the message itself), its reason kept with the credentials of SMTP_URL blanked. So a mail server
+ * that is down or refuses connections delays messages instead of losing them, and a password-reset
+ * mail still goes out after the answer (contract §2.1).
+ *
+ * Who sends: the engine's mail worker, which runs in the API server (unless RUN_WORKER=false)
+ * and in worker processes; an API node with RUN_WORKER=false only stores, and a worker process
+ * finds its messages by its poll (WEBHOOK_POLL_INTERVAL). Several processes on one database
+ * send each message once: claims take disjoint messages under leases (at least once if a process
+ * dies mid-send: the lease runs out and another sends it again). Stopping a process never loses
+ * a message: the engine gives back claimed messages not started and finishes those in flight;
+ * one still pending is sent by the next process. `close()` sends nothing.
+ *
+ * `idle()`, for tests and tools: makes every message due now go out — it waits for this process's
+ * mail worker's claims and sends, and runs rounds of the kind itself for what no worker took — so
+ * a caller reads the outcome (the SMTP server's mailbox, the outbox row) right after it, whether
+ * or not the process runs the engine. Test apps run a mail worker like a server does.
+ *
+ * Workflow e-mail actions use `sendNow` instead: one attempt through the same transport, its
+ * outcome awaited, nothing kept here (the workflow's own job records and retries it).
  */
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Db } from '../db/database.ts';
+import type { Db, DialectCapabilities } from '../db/database.ts';
+import type { WakeSignal } from '../jobs/wake-signal.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidv7 } from '../shared/ids.ts';
-import { insertOutboxMessage, markOutboxFailed, markOutboxSent } from './email-outbox.repository.ts';
+import { insertOutboxMessage } from './email-outbox.repository.ts';
+import { createMailJobWorker, MailJobKind, type MailWorker } from './mail-job.ts';
 
 export interface MailMessage {
   to: string;
@@ -87,47 +112,61 @@ function acceptance(info: unknown): string {
 
 /** Also the `MailSender` of workflow e-mail actions (workflows/actions/action.ts), by its shape. */
 export class Mailer {
-  private readonly inFlight = new Set<Promise<void>>();
+  /** The e-mail job kind: the engine's mail worker runs it (engine.ts `createMailWorker`). */
+  readonly jobKind: MailJobKind;
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly signal: WakeSignal | undefined;
   private readonly transport: Transport | undefined;
   private readonly credentials: readonly string[];
+  /** Runs `idle()`'s rounds; made on first use. */
+  private drainWorker: MailWorker | undefined;
+  private draining: Promise<void> | undefined;
 
-  constructor(deps: { db: Db; clock: Clock; logger: Logger; smtpUrl: string | undefined }) {
+  constructor(deps: {
+    db: Db;
+    capabilities: DialectCapabilities;
+    clock: Clock;
+    logger: Logger;
+    smtpUrl: string | undefined;
+    /** Woken when a message is stored `pending` (deps.signals.mail). */
+    signal?: WakeSignal;
+  }) {
     this.db = deps.db;
     this.clock = deps.clock;
     this.logger = deps.logger;
+    this.signal = deps.signal;
     this.transport = deps.smtpUrl ? createSmtpTransport(deps.smtpUrl) : undefined;
     this.credentials = smtpCredentials(deps.smtpUrl);
+    const transport = this.transport;
+    this.jobKind = new MailJobKind({
+      db: deps.db,
+      capabilities: deps.capabilities,
+      clock: deps.clock,
+      logger: deps.logger,
+      send: transport
+        ? async (message) => {
+            await transport.sendMail({ from: MAIL_FROM, ...message });
+          }
+        : undefined,
+      redact: (text) => this.redact(text),
+    });
   }
 
-  /** Queues a message; resolves once it is stored (delivery continues in the background). */
+  /** Stores a message (`pending` for the mail worker, or `logged` without SMTP); resolves once stored. */
   async send(message: MailMessage): Promise<void> {
     const id = uuidv7();
-    await insertOutboxMessage(this.db, { id, message, now: this.clock.now() });
-    if (!this.transport) {
-      this.logger.info(
-        { mailId: id, to: message.to, subject: message.subject },
-        'e-mail kept in outbox (no SMTP_URL)',
-      );
+    const status = this.transport ? 'pending' : 'logged';
+    await insertOutboxMessage(this.db, { id, message, now: this.clock.now(), status });
+    if (status === 'pending') {
+      this.signal?.notify();
       return;
     }
-    const delivery = this.deliver(id, message).finally(() => this.inFlight.delete(delivery));
-    this.inFlight.add(delivery);
-  }
-
-  private async deliver(id: string, message: MailMessage): Promise<void> {
-    const transport = this.transport;
-    if (!transport) return;
-    try {
-      await transport.sendMail({ from: MAIL_FROM, ...message });
-      await markOutboxSent(this.db, id, this.clock.now());
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      this.logger.error({ mailId: id, to: message.to, err: reason }, 'e-mail delivery failed');
-      await markOutboxFailed(this.db, id, reason).catch(() => {});
-    }
+    this.logger.info(
+      { mailId: id, to: message.to, subject: message.subject },
+      'e-mail kept in outbox (no SMTP_URL)',
+    );
   }
 
   /**
@@ -157,12 +196,30 @@ export class Mailer {
     return this.credentials.reduce((result, secret) => result.replaceAll(secret, '…'), text);
   }
 
-  async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  /**
+   * Resolves once no message is due now and none is being sent by this process: waits for the
+   * mail workers' claims and sends, and sends what none of them took (see the header).
+   */
+  idle(): Promise<void> {
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+    });
+    return this.draining;
   }
 
+  private async drain(): Promise<void> {
+    this.drainWorker ??= createMailJobWorker(this.jobKind, { clock: this.clock, logger: this.logger });
+    for (;;) {
+      await this.jobKind.settled();
+      const claimed = await this.drainWorker.runOnce();
+      // Nothing left to take, and no other claim under way that may have taken it meanwhile.
+      if (claimed === 0 && this.jobKind.isSettled) return;
+    }
+  }
+
+  /** Closes the transport once an `idle()` under way is done; sends nothing (pending messages stay). */
   async close(): Promise<void> {
-    await this.idle();
+    await this.draining;
     this.transport?.close();
   }
 }

@@ -11,7 +11,8 @@ import type { Executor } from '../db/transaction.ts';
 import { afterAttempt } from '../jobs/retry-schedule.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import type { ActionOutcome } from './actions/action.ts';
-import { finishRuns, lockRuns } from './runs.repository.ts';
+import type { StoredRunContext } from './run-context.ts';
+import { finishRuns, lockRuns, runContexts } from './runs.repository.ts';
 import { attemptWrites } from './workflows.tables.ts';
 
 /**
@@ -32,8 +33,8 @@ export interface ClaimedAction {
   type: string;
   /** The stored action (JSON text, secrets sealed). */
   action: string;
-  /** The template context of the run (JSON text). */
-  context: string;
+  /** The template context of the run as stored (parsed when the action runs: `parseRunContext`). */
+  context: StoredRunContext;
   /** The attempt about to be made (1-based). */
   attempt: number;
 }
@@ -71,12 +72,10 @@ export async function claimDueActions(
     .set({ due_at: options.leaseUntil, lease_owner: options.workerId })
     .where('id', 'in', ids)
     .execute();
-  const runs = await trx
-    .selectFrom('workflow_runs')
-    .select(['id', 'context'])
-    .where('id', 'in', [...new Set(due.map((d) => d.run_id))])
-    .execute();
-  const contexts = new Map(runs.map((r) => [r.id, r.context]));
+  const contexts = await runContexts(
+    trx,
+    due.map((d) => d.run_id),
+  );
   return due.flatMap((d) => {
     const context = contexts.get(d.run_id);
     if (context === undefined) return [];

@@ -22,7 +22,8 @@ import {
 } from './action-queue.repository.ts';
 import { openConfig, type StoredAction } from './action-secrets.ts';
 import type { ActionExecutor, ActionOutcome, ActionRuntime } from './actions/action.ts';
-import { TemplateBudgetError, type TemplateContext } from './templates.ts';
+import { parseRunContext } from './run-context.ts';
+import { TemplateBudgetError } from './templates.ts';
 
 export type ActionExecutors = Readonly<Record<string, ActionExecutor<never>>>;
 
@@ -108,7 +109,7 @@ class ActionKind implements JobKind<ClaimedAction, ActionAttempt> {
     if (!executor) return failed(`No executor for action type ${job.type}`);
     try {
       const config = this.configOf(job.action);
-      const context = JSON.parse(job.context) as TemplateContext;
+      const context = parseRunContext(job.context);
       return await (executor as ActionExecutor<unknown>).execute(config, context, this.o.runtime);
     } catch (error) {
       // The template and the event are the run's: another attempt would stop at the same bound.
@@ -142,7 +143,7 @@ class ActionKind implements JobKind<ClaimedAction, ActionAttempt> {
     }
     for (const list of groups.values()) {
       const first = list[0] as FailedAction;
-      const context = JSON.parse(first.job.context) as TemplateContext;
+      const context = parseRunContext(first.job.context);
       const count = list.length;
       try {
         await this.o.notifier.notifyWorkspaceAdmins({

@@ -3,7 +3,8 @@
  * outbox dispatcher's transaction, from outbox rows committed with their events, so an event is
  * never without its runs (a crash before the dispatch leaves the outbox row, which is dispatched
  * after the restart). Each matching workflow gets a run and one job per action; a `webhook`
- * action is a webhook delivery (origin `workflow`) that its job follows.
+ * action is a webhook delivery (origin `workflow`) that its job follows. An event that starts runs
+ * gets one row of shared template context, which its runs point at (run-context.ts).
  */
 import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
@@ -12,10 +13,11 @@ import { eventNameOf } from '../events/event-types.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import type { StoredAction } from './action-secrets.ts';
-import { eventContext } from './run-context.ts';
+import { eventContextOf } from './run-context.ts';
 import {
   type ActionRunRow,
   devicesByIds,
+  type EventContextRow,
   existingEventRuns,
   insertRuns,
   type RunRow,
@@ -27,31 +29,45 @@ import type { Workflow } from './workflows.repository.ts';
 import type { RunOrigin } from './workflows.tables.ts';
 
 export interface RunRows {
+  contexts: EventContextRow[];
   runs: RunRow[];
   actions: ActionRunRow[];
   deliveries: WebhookActionDelivery[];
 }
 
-export const emptyRunRows = (): RunRows => ({ runs: [], actions: [], deliveries: [] });
+export const emptyRunRows = (): RunRows => ({ contexts: [], runs: [], actions: [], deliveries: [] });
 
-/** The rows of one run of `workflow` for `event` (appended to `out`); returns the run id. */
+/** The shared template context of `event` (appended to `out`), for its runs; returns its id. */
+export function buildEventContext(
+  out: RunRows,
+  event: GeofenceEvent,
+  device: TemplateDevice | undefined,
+  now: Date,
+): string {
+  const id = uuidv7();
+  out.contexts.push({
+    id,
+    workspace_id: event.workspaceId,
+    context: JSON.stringify(eventContextOf(event, device)),
+    created_at: now,
+  });
+  return id;
+}
+
+/**
+ * The rows of one run of `workflow` for `event` (appended to `out`), pointing at the event's
+ * context `contextId` (`buildEventContext`); returns the run id.
+ */
 export function buildRun(
   out: RunRows,
   workflow: Workflow,
   event: GeofenceEvent,
   origin: RunOrigin,
-  device: TemplateDevice | undefined,
+  contextId: string,
   webhooks: ReadonlyMap<string, { url: string; method: string }>,
   now: Date,
 ): string {
   const runId = uuidv7();
-  const context = eventContext(
-    event,
-    device,
-    { id: workflow.id, name: workflow.name },
-    runId,
-    origin === 'test',
-  );
   let failedAtOnce = 0;
   workflow.actions.forEach((action, position) => {
     const actionId = uuidv7();
@@ -79,7 +95,9 @@ export function buildRun(
     event_row_id: origin === 'event' ? event.id : null,
     event_id: event.eventId,
     event_type: eventNameOf(event.eventType),
-    context: JSON.stringify(context),
+    context_id: contextId,
+    // The rest of the run's own context: its id, the workflow's id and `test` (the origin).
+    workflow_name: workflow.name,
     status: allFailed ? 'failed' : 'pending',
     created_at: now,
     finished_at: allFailed ? now : null,
@@ -148,7 +166,7 @@ export async function insertRunRows(
   deliveries: WebhookActionDeliveries,
 ): Promise<void> {
   await deliveries.insert(trx, rows.deliveries);
-  await insertRuns(trx, capabilities, rows.runs, rows.actions);
+  await insertRuns(trx, capabilities, rows.contexts, rows.runs, rows.actions);
 }
 
 /**
@@ -180,8 +198,15 @@ export async function startRuns(
   );
   const webhooks = await webhookRequests(trx, [...new Set(webhookIds)]);
   const rows = emptyRunRows();
+  // One context per event, however many of its workflows start.
+  const contextIds = new Map<string, string>();
   for (const { event, workflow } of fresh) {
-    buildRun(rows, workflow, event, 'event', devices.get(event.deviceId), webhooks, now);
+    let contextId = contextIds.get(event.id);
+    if (contextId === undefined) {
+      contextId = buildEventContext(rows, event, devices.get(event.deviceId), now);
+      contextIds.set(event.id, contextId);
+    }
+    buildRun(rows, workflow, event, 'event', contextId, webhooks, now);
   }
   await insertRunRows(trx, capabilities, rows, deliveries);
   return { runs: rows.runs.length, deliveries: rows.deliveries.length };

@@ -8,8 +8,15 @@ import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { Executor } from '../db/transaction.ts';
+import type { StoredRunContext } from './run-context.ts';
 import { toWorkflow, type Workflow } from './workflows.repository.ts';
-import { actionRunWrites, type RunOrigin, type RunStatus, runWrites } from './workflows.tables.ts';
+import {
+  actionRunWrites,
+  eventContextWrites,
+  type RunOrigin,
+  type RunStatus,
+  runWrites,
+} from './workflows.tables.ts';
 
 /**
  * Enabled workflows of these workspaces whose trigger geofence still exists, by workspace: a
@@ -109,17 +116,96 @@ export async function existingEventRuns(trx: Executor, eventRowIds: readonly str
   return new Set(rows.map((r) => `${r.event_row_id}|${r.workflow_id}`));
 }
 
+export type EventContextRow = RowOf<typeof eventContextWrites>;
 export type RunRow = RowOf<typeof runWrites>;
 export type ActionRunRow = RowOf<typeof actionRunWrites>;
 
+/** Event contexts first: runs point at them. */
 export async function insertRuns(
   trx: Executor,
   capabilities: DialectCapabilities,
+  contexts: readonly EventContextRow[],
   runs: readonly RunRow[],
   actions: readonly ActionRunRow[],
 ): Promise<void> {
+  await eventContextWrites.insert(trx, capabilities, contexts);
   await runWrites.insert(trx, capabilities, runs);
   await actionRunWrites.insert(trx, capabilities, actions);
+}
+
+/**
+ * The stored template contexts of these runs, by run id: a run's whole context (started before
+ * migration 0017), or its event's shared one joined, with what the run row adds. A run gone
+ * (its workflow deleted) has none.
+ */
+export async function runContexts(
+  trx: Executor,
+  runIds: readonly string[],
+): Promise<Map<string, StoredRunContext>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('workflow_runs as r')
+    .leftJoin('workflow_event_contexts as c', 'c.id', 'r.context_id')
+    .select(['r.id', 'r.workflow_id', 'r.workflow_name', 'r.origin', 'r.context', 'c.context as shared'])
+    .where('r.id', 'in', [...new Set(runIds)])
+    .execute();
+  const out = new Map<string, StoredRunContext>();
+  for (const r of rows) {
+    if (r.context !== null) out.set(r.id, { whole: r.context });
+    else if (r.shared !== null) {
+      out.set(r.id, {
+        shared: r.shared,
+        payloadId: r.id,
+        workflow: { id: r.workflow_id, name: r.workflow_name ?? '' },
+        test: r.origin === 'test',
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Of these event contexts, deletes those no run points at any more (their runs deleted, e.g. with
+ * their workflow). Contexts are only ever pointed at by runs written with them, so one found
+ * unused here stays unused.
+ */
+export async function deleteUnusedEventContexts(trx: Executor, ids: readonly string[]): Promise<number> {
+  let deleted = 0;
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 1000) {
+    const result = await trx
+      .deleteFrom('workflow_event_contexts')
+      .where('id', 'in', unique.slice(i, i + 1000))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('workflow_runs as r')
+              .select('r.id')
+              .whereRef('r.context_id', '=', 'workflow_event_contexts.id'),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
+  }
+  return deleted;
+}
+
+/** The event contexts the runs of a workflow point at (before the runs are deleted). */
+export async function eventContextIdsOfWorkflow(
+  trx: Executor,
+  workspaceId: string,
+  workflowId: string,
+): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('workflow_runs')
+    .select('context_id')
+    .distinct()
+    .where('workspace_id', '=', workspaceId)
+    .where('workflow_id', '=', workflowId)
+    .where('context_id', 'is not', null)
+    .execute();
+  return rows.flatMap((r) => (r.context_id === null ? [] : [r.context_id]));
 }
 
 /**
@@ -189,7 +275,6 @@ export interface RunRecord {
   origin: RunOrigin;
   eventId: string;
   eventType: string;
-  context: string;
   status: RunStatus;
   createdAt: Date;
   finishedAt: Date | null;
@@ -227,7 +312,6 @@ const RUN_SELECT = [
   'origin',
   'event_id',
   'event_type',
-  'context',
   'status',
   'created_at',
   'finished_at',
@@ -239,7 +323,6 @@ function toRun(r: {
   origin: RunOrigin;
   event_id: string;
   event_type: string;
-  context: string;
   status: RunStatus;
   created_at: Date | string;
   finished_at: Date | string | null;
@@ -250,7 +333,6 @@ function toRun(r: {
     origin: r.origin,
     eventId: r.event_id,
     eventType: r.event_type,
-    context: r.context,
     status: r.status,
     createdAt: toDate(r.created_at),
     finishedAt: toDateOrNull(r.finished_at),

@@ -11,8 +11,9 @@ import { BadRequestError, NotFoundError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { insertAttemptRows } from './action-queue.repository.ts';
 import type { StoredAction } from './action-secrets.ts';
+import { parseRunContext } from './run-context.ts';
 import { requeueActions } from './run-retry.repository.ts';
-import { buildRun, emptyRunRows, insertRunRows } from './run-starter.ts';
+import { buildEventContext, buildRun, emptyRunRows, insertRunRows } from './run-starter.ts';
 import {
   type ActionRunRecord,
   type AttemptRecordRow,
@@ -23,10 +24,10 @@ import {
   lockRuns,
   type RunRecord,
   refreshRunStatus,
+  runContexts,
   webhookRequests,
 } from './runs.repository.ts';
 import { SAMPLE_DEVICE, sampleEvent } from './sample-event.ts';
-import type { TemplateContext } from './templates.ts';
 import type { WebhookActionDeliveries, WebhookActionDelivery } from './webhook-action-port.ts';
 import { findWorkflow, type Workflow } from './workflows.repository.ts';
 import type { RunStatus } from './workflows.tables.ts';
@@ -102,7 +103,8 @@ export async function testWorkflow(
     const ids = workflow.actions.flatMap((a) => (a.type === 'webhook' ? [String(a.config.webhook_id)] : []));
     const webhooks = await webhookRequests(trx, ids);
     const rows = emptyRunRows();
-    const id = buildRun(rows, workflow, event, 'test', SAMPLE_DEVICE, webhooks, now);
+    const contextId = buildEventContext(rows, event, SAMPLE_DEVICE, now);
+    const id = buildRun(rows, workflow, event, 'test', contextId, webhooks, now);
     await insertRunRows(trx, ctx.capabilities, rows, ctx.webhookActions);
     return id;
   });
@@ -131,7 +133,9 @@ export async function retryRun(
     await lockRuns(trx, ctx.capabilities, [run.id]);
     const failed = (await actionRunsOf(trx, [run.id])).filter((a) => a.status === 'failed');
     if (failed.length === 0) throw new BadRequestError('The run has no failed actions to retry');
-    const context = JSON.parse(run.context) as TemplateContext;
+    const stored = (await runContexts(trx, [run.id])).get(run.id);
+    if (!stored) throw new NotFoundError('Run');
+    const context = parseRunContext(stored);
     const current = failed.map((a) => {
       const now_ = workflow.actions[a.position];
       const ran = JSON.parse(a.action) as StoredAction;

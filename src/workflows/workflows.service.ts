@@ -4,12 +4,14 @@
  * of secrets. Runs: runs.service.ts.
  */
 import type { Db } from '../db/database.ts';
+import { withTransaction } from '../db/transaction.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../shared/encryption.ts';
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../shared/errors.ts';
 import { uuidv7 } from '../shared/ids.ts';
 import { satisfies, type VersionPrecondition } from '../shared/version-precondition.ts';
 import type { WorkflowActionInput } from './action-configs.schemas.ts';
+import { deleteUnusedEventContexts, eventContextIdsOfWorkflow } from './runs.repository.ts';
 import { prepareActions, unknownWebhookIssues } from './workflow-rules.ts';
 import {
   deleteWorkflow as deleteRow,
@@ -151,6 +153,16 @@ export async function updateWorkflow(
   );
 }
 
+/**
+ * Deleting a workflow deletes its runs (a cascade), and with them the event contexts that only
+ * they pointed at; contexts other workflows' runs share stay.
+ */
 export async function deleteWorkflow(ctx: WorkflowsContext, workspaceId: string, id: string): Promise<void> {
-  if (!(await deleteRow(ctx.db, workspaceId, id))) throw new NotFoundError(NOT_FOUND);
+  const deleted = await withTransaction(ctx.db, async (trx) => {
+    const contextIds = await eventContextIdsOfWorkflow(trx, workspaceId, id);
+    if (!(await deleteRow(trx, workspaceId, id))) return false;
+    await deleteUnusedEventContexts(trx, contextIds);
+    return true;
+  });
+  if (!deleted) throw new NotFoundError(NOT_FOUND);
 }

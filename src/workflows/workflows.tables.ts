@@ -33,11 +33,30 @@ export interface WorkflowRunsTable {
   /** Seed §6.3 `event_id`. */
   event_id: string;
   event_type: string;
-  /** The template context of the run (JSON text): every attempt renders the same values. */
-  context: string;
+  /**
+   * The whole template context of a run started before migration 0017 (JSON text); null since,
+   * the run's context being its event's shared one (`context_id`) plus the run's own part
+   * (run-context.ts). Either way every attempt renders the same values.
+   */
+  context: string | null;
+  /** The event's shared context (`workflow_event_contexts`); null for runs before migration 0017. */
+  context_id: string | null;
+  /** The workflow's name as of the run's start (templates render it); null before migration 0017. */
+  workflow_name: string | null;
   status: RunStatus;
   created_at: TimestampColumn;
   finished_at: NullableTimestampColumn;
+}
+
+/**
+ * The part of a run's template context that depends on its event only (run-context.ts
+ * `EventContext`, JSON text), written once per event for all the runs it starts (migration 0017).
+ */
+export interface WorkflowEventContextsTable {
+  id: string;
+  workspace_id: string;
+  context: string;
+  created_at: TimestampColumn;
 }
 
 /** One action of a run: a job of the workflow queue, or a webhook delivery it follows. */
@@ -87,6 +106,7 @@ export interface WorkflowActionAttemptsTable {
 export interface WorkflowTables {
   workflows: WorkflowsTable;
   workflow_runs: WorkflowRunsTable;
+  workflow_event_contexts: WorkflowEventContextsTable;
   workflow_action_runs: WorkflowActionRunsTable;
   workflow_action_attempts: WorkflowActionAttemptsTable;
 }
@@ -100,10 +120,18 @@ export const runWrites = bulkTable<WorkflowRunsTable>()('workflow_runs', {
   event_row_id: 'text',
   event_id: 'text',
   event_type: 'text',
-  context: 'text',
+  context_id: 'text',
+  workflow_name: 'text',
   status: 'text',
   created_at: 'timestamp',
   finished_at: 'timestamp',
+});
+
+export const eventContextWrites = bulkTable<WorkflowEventContextsTable>()('workflow_event_contexts', {
+  id: 'text',
+  workspace_id: 'text',
+  context: 'text',
+  created_at: 'timestamp',
 });
 
 export const actionRunWrites = bulkTable<WorkflowActionRunsTable>()('workflow_action_runs', {

@@ -75,6 +75,7 @@ describe(`storage on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
       'webhooks',
       'workflow_action_attempts',
       'workflow_action_runs',
+      'workflow_event_contexts',
       'workflow_runs',
       'workflows',
       'workspace_members',

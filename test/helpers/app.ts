@@ -3,6 +3,11 @@
  * captured) logs. Everything it opens is closed by `close()`; an app not closed by the end of the
  * test that started it (or, for one shared by a `describe`, by the end of the file) fails that test
  * (leak-check.ts).
+ *
+ * The job engine is not started (tests run its workers' rounds themselves), except its e-mail
+ * worker: like a server, the app sends the e-mails it stores (src/mail/mailer.ts), so a test reads
+ * them from the SMTP sink; `deps.mailer.idle()` waits for them. With RUN_WORKER=false it does not,
+ * like an API node whose messages a worker process sends.
  */
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +15,8 @@ import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
+import { createMailWorker } from '../../src/engine.ts';
+import type { MailWorker } from '../../src/mail/mail-job.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import './leak-check.ts';
@@ -79,9 +86,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // From here on the app owns connections, workers and timers: a start that fails half-way closes
   // them, since the caller gets nothing to close.
   let app: FastifyInstance | undefined;
+  let mailWorker: MailWorker | undefined;
   const closeAll = async () => {
     try {
-      await app?.close();
+      // Side by side, as the server drains: a message claimed and not started is given back, one
+      // in flight finishes.
+      await Promise.all([app?.close(), mailWorker?.stop()]);
     } finally {
       try {
         await deps.close();
@@ -94,6 +104,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     app = await buildApp(deps);
     options.beforeReady?.(app);
     await app.ready();
+    if (config.runWorker) {
+      mailWorker = createMailWorker(deps);
+      mailWorker.start(deps.signals.mail, config.webhookPollMs);
+    }
   } catch (error) {
     // The start's error is the one to report; closing after it may fail for the same cause.
     await closeAll().catch(() => undefined);

@@ -13,6 +13,8 @@ import { deviceStateFromLocations } from './0012-device-state-from-locations.ts'
 import { workflowVersion } from './0013-workflow-version.ts';
 import { identityLookupsByUser } from './0014-identity-lookups-by-user.ts';
 import { oneJobEngine } from './0015-one-job-engine.ts';
+import { mailJobs } from './0016-mail-jobs.ts';
+import { eventContexts } from './0017-event-contexts.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -32,4 +34,6 @@ export const MIGRATIONS: readonly Migration[] = [
   workflowVersion,
   identityLookupsByUser,
   oneJobEngine,
+  mailJobs,
+  eventContexts,
 ];

@@ -117,7 +117,7 @@ describe(`email action (Mailer on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'})`, ()
   const logger = pino({ level: 'silent' });
 
   const mailerFor = (smtpUrl: string | undefined) =>
-    new Mailer({ db: handle.db, clock: systemClock, logger, smtpUrl });
+    new Mailer({ db: handle.db, capabilities: handle.capabilities, clock: systemClock, logger, smtpUrl });
 
   /** The runtime a worker hands an executor; the e-mail action only uses `mail`. */
   const runtimeWith = (mail: MailSender): ActionRuntime => ({
