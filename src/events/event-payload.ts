@@ -7,8 +7,12 @@ import { eventNameOf } from './event-types.ts';
 import type { GeofenceEvent } from './events.repository.ts';
 
 export function geofenceEventPayload(event: GeofenceEvent, idempotencyKey: string): string {
-  return JSON.stringify({
-    id: idempotencyKey,
+  return JSON.stringify({ id: idempotencyKey, ...geofenceEventBody(event) });
+}
+
+/** The body without its `id`: what every receiver of one event gets alike (the id is per receiver). */
+export function geofenceEventBody(event: GeofenceEvent): Record<string, unknown> {
+  return {
     event: eventNameOf(event.eventType),
     timestamp: event.occurredAt.toISOString(),
     data: {
@@ -24,5 +28,5 @@ export function geofenceEventPayload(event: GeofenceEvent, idempotencyKey: strin
         event_metadata: event.metadata.event_metadata ?? {},
       },
     },
-  });
+  };
 }

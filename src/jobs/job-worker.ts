@@ -104,15 +104,19 @@ export class JobWorker<J extends ClaimedJob, R> {
 
   /** One round: claim a batch, run it, record the outcomes. Returns how many were claimed. */
   async runOnce(): Promise<number> {
-    return (await this.runRound()).length;
+    return (await this.round()).claimed;
   }
 
   /** One round, returning the outcomes of this round's attempts once they are recorded. */
   async runRound(): Promise<R[]> {
+    return (await this.round()).outcomes;
+  }
+
+  private async round(): Promise<{ claimed: number; outcomes: R[] }> {
     const claimed = await this.claim(this.o.batchSize);
-    const results = (await Promise.all(this.launch(claimed))).flat();
+    const outcomes = (await Promise.all(this.launch(claimed))).flat();
     await this.flush();
-    return results;
+    return { claimed: claimed.length, outcomes };
   }
 
   /** Runs until `stop()`: claims whenever there is room and work, else waits for `signal` or `pollMs`. */

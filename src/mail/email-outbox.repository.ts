@@ -48,9 +48,14 @@ export async function insertOutboxMessage(
  * write lock.
  */
 export async function hasDueMessage(db: Executor, now: Date, exclude: readonly string[]): Promise<boolean> {
-  let query = db.selectFrom('email_outbox').select('id').where(pendingMessage).where('due_at', '<=', now);
-  if (exclude.length > 0) query = query.where('id', 'not in', [...exclude]);
-  return (await query.limit(1).executeTakeFirst()) !== undefined;
+  const row = await dueMessages(db, now, exclude).select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Pending messages due at `now`, except `exclude`: what a claim may take. */
+function dueMessages(db: Executor, now: Date, exclude: readonly string[]) {
+  const query = db.selectFrom('email_outbox').where(pendingMessage).where('due_at', '<=', now);
+  return exclude.length > 0 ? query.where('id', 'not in', [...exclude]) : query;
 }
 
 export interface ClaimedMessage {
@@ -71,15 +76,11 @@ export async function claimDueMessages(
   capabilities: DialectCapabilities,
   options: { now: Date; workerId: string; limit: number; leaseUntil: Date; exclude: readonly string[] },
 ): Promise<ClaimedMessage[]> {
-  let query = trx
-    .selectFrom('email_outbox')
+  let query = dueMessages(trx, options.now, options.exclude)
     .select(['id', 'to_address', 'subject', 'text_body', 'html_body', 'attempt_count'])
-    .where(pendingMessage)
-    .where('due_at', '<=', options.now)
     .orderBy('due_at')
     .orderBy('id')
     .limit(options.limit);
-  if (options.exclude.length > 0) query = query.where('id', 'not in', [...options.exclude]);
   if (capabilities.skipLocked) query = query.forUpdate().skipLocked();
   const due = await query.execute();
   if (due.length === 0) return [];

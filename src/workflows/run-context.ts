@@ -10,7 +10,7 @@
  * their whole context in their own row.
  */
 
-import { geofenceEventPayload } from '../events/event-payload.ts';
+import { geofenceEventBody } from '../events/event-payload.ts';
 import { eventNameOf } from '../events/event-types.ts';
 import type { GeofenceEvent } from '../events/events.repository.ts';
 import type { TemplateDevice } from './runs.repository.ts';
@@ -33,7 +33,6 @@ export interface RunPart {
 }
 
 export function eventContextOf(event: GeofenceEvent, device: TemplateDevice | undefined): EventContext {
-  const { id: _id, ...payload } = JSON.parse(geofenceEventPayload(event, '')) as Record<string, unknown>;
   return {
     event: eventNameOf(event.eventType),
     event_type: event.eventType,
@@ -54,7 +53,7 @@ export function eventContextOf(event: GeofenceEvent, device: TemplateDevice | un
     },
     point: { lat: event.lat, lng: event.lng },
     metadata: event.metadata.event_metadata ?? {},
-    payload,
+    payload: geofenceEventBody(event),
   };
 }
 

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, toDate, toDateOrNull } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
+import { chunks } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { StoredRunContext } from './run-context.ts';
 import { toWorkflow, type Workflow } from './workflows.repository.ts';
@@ -171,11 +172,10 @@ export async function runContexts(
  */
 export async function deleteUnusedEventContexts(trx: Executor, ids: readonly string[]): Promise<number> {
   let deleted = 0;
-  const unique = [...new Set(ids)];
-  for (let i = 0; i < unique.length; i += 1000) {
+  for (const part of chunks([...new Set(ids)], 1000)) {
     const result = await trx
       .deleteFrom('workflow_event_contexts')
-      .where('id', 'in', unique.slice(i, i + 1000))
+      .where('id', 'in', part)
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(

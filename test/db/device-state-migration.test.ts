@@ -12,14 +12,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Kysely, type Migration as KyselyMigration, Migrator, sql } from 'kysely';
-import { parseDatabaseUrl } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/database.ts';
-import { MIGRATIONS } from '../../src/db/migrations/index.ts';
+import { type Kysely, sql } from 'kysely';
 import { sha256Hex } from '../../src/shared/random-secrets.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createSharedTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { call, expectStatus } from '../helpers/identity.ts';
+import { migrateUpTo } from '../helpers/previous-release.ts';
 
 const PREVIOUS = '0011_delivery_portal';
 const API_KEY = 'gf_live_migrationtestkey0123456789abcdefghijklmn';
@@ -154,26 +152,8 @@ const LOCATIONS: OldLocation[] = [
 ];
 
 /** The previous release's schema: every migration up to and including `PREVIOUS`. */
-async function migrateToPrevious(database: TestDatabase): Promise<void> {
-  const target = parseDatabaseUrl(database.url);
-  assert.ok(target);
-  const handle = openDatabase(target, database.schema ? { schema: database.schema } : {});
-  try {
-    const migrations: Record<string, KyselyMigration> = {};
-    for (const m of MIGRATIONS.slice(0, MIGRATIONS.findIndex((x) => x.name === PREVIOUS) + 1)) {
-      migrations[m.name] = { up: (k) => m.up(k as Kysely<unknown>, handle.capabilities) };
-    }
-    const migrator = new Migrator({
-      db: handle.db as unknown as Kysely<unknown>,
-      provider: { getMigrations: async () => migrations },
-      ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
-    });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error;
-    await fill(handle.db as unknown as Kysely<unknown>);
-  } finally {
-    await handle.close();
-  }
+function migrateToPrevious(database: TestDatabase): Promise<void> {
+  return migrateUpTo(database, PREVIOUS, fill);
 }
 
 /** Rows as the previous release wrote them (its ingestion copied each device's newest location). */

@@ -22,10 +22,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Kysely, type Migration as KyselyMigration, Migrator, sql } from 'kysely';
-import { parseDatabaseUrl } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/database.ts';
-import { MIGRATIONS } from '../../src/db/migrations/index.ts';
+import { type Kysely, sql } from 'kysely';
 import {
   createActionRuntime,
   createActionWorker,
@@ -43,6 +40,7 @@ import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from '../helpers/app.
 import { createSharedTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { FakeChatServices, SLACK_PATH } from '../helpers/fake-chat-services.ts';
 import { call, expectStatus } from '../helpers/identity.ts';
+import { migrateUpTo } from '../helpers/previous-release.ts';
 import {
   type DeadLetterOut,
   type AttemptOut as DeliveryAttemptOut,
@@ -373,26 +371,8 @@ interface Targets {
 }
 
 /** The previous release's schema: every migration up to and including `PREVIOUS`. */
-async function migrateToPrevious(database: TestDatabase, targets: Targets): Promise<void> {
-  const target = parseDatabaseUrl(database.url);
-  assert.ok(target);
-  const handle = openDatabase(target, database.schema ? { schema: database.schema } : {});
-  try {
-    const migrations: Record<string, KyselyMigration> = {};
-    for (const m of MIGRATIONS.slice(0, MIGRATIONS.findIndex((x) => x.name === PREVIOUS) + 1)) {
-      migrations[m.name] = { up: (k) => m.up(k as Kysely<unknown>, handle.capabilities) };
-    }
-    const migrator = new Migrator({
-      db: handle.db as unknown as Kysely<unknown>,
-      provider: { getMigrations: async () => migrations },
-      ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
-    });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error;
-    await fill(handle.db as unknown as Kysely<unknown>, targets);
-  } finally {
-    await handle.close();
-  }
+function migrateToPrevious(database: TestDatabase, targets: Targets): Promise<void> {
+  return migrateUpTo(database, PREVIOUS, (db) => fill(db, targets));
 }
 
 /** Rows as the previous release wrote them. */

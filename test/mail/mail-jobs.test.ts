@@ -17,18 +17,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Kysely, type Migration as KyselyMigration, Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { toIsoOrNull } from '../../src/db/columns.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { MIGRATIONS } from '../../src/db/migrations/index.ts';
 import { createMailWorker } from '../../src/engine.ts';
 import { MAIL_LEASE_MS, MAIL_RETRY_SCHEDULE_MS, type MailWorker } from '../../src/mail/mail-job.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { startTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from '../helpers/app.ts';
 import { createSharedTestDatabase, IS_POSTGRES, type TestDatabase } from '../helpers/database.ts';
 import { uniqueEmail } from '../helpers/identity.ts';
+import { migrateUpTo } from '../helpers/previous-release.ts';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 import { createProcessDatabase, httpExpect, spawnServer } from '../helpers/spawned-server.ts';
 
@@ -139,22 +139,7 @@ async function previousRelease(
   database: TestDatabase,
   rows: ReadonlyArray<{ id: string; to: string; status: string; error: string | null; sentAt: Date | null }>,
 ): Promise<void> {
-  const target = parseDatabaseUrl(database.url);
-  assert.ok(target);
-  const handle = openDatabase(target, database.schema ? { schema: database.schema } : {});
-  try {
-    const migrations: Record<string, KyselyMigration> = {};
-    for (const m of MIGRATIONS.slice(0, MIGRATIONS.findIndex((x) => x.name === '0015_one_job_engine') + 1)) {
-      migrations[m.name] = { up: (k) => m.up(k as Kysely<unknown>, handle.capabilities) };
-    }
-    const migrator = new Migrator({
-      db: handle.db as unknown as Kysely<unknown>,
-      provider: { getMigrations: async () => migrations },
-      ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
-    });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error;
-    const db = handle.db as unknown as Kysely<unknown>;
+  await migrateUpTo(database, '0015_one_job_engine', async (db) => {
     const created = new Date('2026-03-09T12:00:00.000Z');
     for (const r of rows) {
       await sql`insert into email_outbox
@@ -162,9 +147,7 @@ async function previousRelease(
         values (${r.id}, ${r.to}, ${'Old'}, ${'Hello'}, ${'<p>Hello</p>'}, ${r.status}, ${r.error},
           ${created}, ${r.sentAt})`.execute(db);
     }
-  } finally {
-    await handle.close();
-  }
+  });
 }
 
 /** Rounds of `worker` until one claims nothing; returns how many it claimed in all. */
