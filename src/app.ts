@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { accountRoutes } from './account/account.routes.ts';
 import { apiKeyRoutes } from './auth/api-keys.routes.ts';
 import { authRoutes } from './auth/auth.routes.ts';
+import { deviceTokenRoutes } from './auth/device-tokens.routes.ts';
 import { registerRouteAuth } from './auth/route-auth.ts';
 import { billingRoutes } from './billing/billing.routes.ts';
 import { contentSecurityPolicy } from './dashboard/content-security-policy.ts';
@@ -27,7 +28,9 @@ import { registerRequestLogging } from './http/request-logging.ts';
 import { RouteTable } from './http/route-table.ts';
 import { registerUnreadBodyDrain } from './http/unread-body.ts';
 import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts';
+import { trackerRoutes } from './ingest/ingest.routes.ts';
 import type { CommittedIngestion } from './locations/ingest.service.ts';
+import { nodeCoalescer } from './locations/ingest-coalescer.ts';
 import { locationRoutes } from './locations/locations.routes.ts';
 import { sessionLocationRoutes } from './locations/session-locations.routes.ts';
 import { OPERATION_EXAMPLES } from './operation-examples.ts';
@@ -135,7 +138,16 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         onCommitted: (committed: CommittedIngestion) => deps.streamPublisher.committed(committed),
         countLimit: deps.billing.countLimit,
       };
-      await api.register(deviceRoutes, { ...pipeline, countLimit: deps.billing.countLimit });
+      await api.register(deviceRoutes, {
+        ...pipeline,
+        countLimit: deps.billing.countLimit,
+        afterDelete: () => identity.authenticator.forgetCredentials(),
+      });
+      await api.register(deviceTokenRoutes, {
+        db: identity.db,
+        clock: deps.clock,
+        authenticator: identity.authenticator,
+      });
       await api.register(positionRoutes, { db: identity.db, capabilities: deps.database.capabilities });
       await api.register(streamRoutes, {
         hub: deps.stream,
@@ -144,7 +156,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         keepaliveMs: deps.config.streamKeepaliveMs,
         logger: deps.logger,
       });
-      await api.register(locationRoutes, { ...pipeline, quota: deps.billing.eventQuota });
+      const coalescer = nodeCoalescer(pipeline);
+      await api.register(locationRoutes, { ...pipeline, quota: deps.billing.eventQuota, coalescer });
+      await api.register(trackerRoutes, { ...pipeline, quota: deps.billing.eventQuota, coalescer });
       await api.register(eventRoutes, pipeline);
       await api.register(sessionRoutes, pipeline);
       await api.register(sessionLocationRoutes, pipeline);

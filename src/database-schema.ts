@@ -3,7 +3,13 @@
  * knows them all, as the composition root knows every domain. Types only; nothing here runs.
  */
 import type { AccountSettingsTable, NotificationsTable } from './account/account.tables.ts';
-import type { ApiKeysTable, AuthSessionsTable, OneTimeTokensTable, UsersTable } from './auth/auth.tables.ts';
+import type {
+  ApiKeysTable,
+  AuthSessionsTable,
+  DeviceTokensTable,
+  OneTimeTokensTable,
+  UsersTable,
+} from './auth/auth.tables.ts';
 import type { BillingTables } from './billing/billing.tables.ts';
 import type { DevicesTable } from './devices/devices.tables.ts';
 import type { EventOutboxTable, GeofenceEventsTable } from './events/events.tables.ts';
@@ -35,6 +41,7 @@ declare module './db/schema.ts' {
     auth_sessions: AuthSessionsTable;
     one_time_tokens: OneTimeTokensTable;
     api_keys: ApiKeysTable;
+    device_tokens: DeviceTokensTable;
     account_settings: AccountSettingsTable;
     notifications: NotificationsTable;
     email_outbox: EmailOutboxTable;

@@ -4,12 +4,14 @@
  */
 import { accountExamples } from './account/account.examples.ts';
 import { authExamples } from './auth/auth.examples.ts';
+import { deviceTokenExamples } from './auth/device-tokens.examples.ts';
 import { billingExamples } from './billing/billing.examples.ts';
 import { deviceExamples } from './devices/devices.examples.ts';
 import { eventExamples } from './events/events.examples.ts';
 import { geofenceExamples } from './geofences/geofences.examples.ts';
 import type { OperationExamples } from './http/examples/operation-example.ts';
 import { probeExamples } from './http/examples/probes.ts';
+import { trackerExamples } from './ingest/ingest.examples.ts';
 import { locationExamples } from './locations/locations.examples.ts';
 import { streamExamples } from './stream/stream.examples.ts';
 import { sessionExamples } from './tracking/sessions.examples.ts';
@@ -25,6 +27,8 @@ export const OPERATION_EXAMPLES: OperationExamples = {
   ...geofenceExamples,
   ...deviceExamples,
   ...locationExamples,
+  ...deviceTokenExamples,
+  ...trackerExamples,
   ...eventExamples,
   ...sessionExamples,
   ...streamExamples,

@@ -45,7 +45,7 @@ export async function createApiKey(
   await insertApiKey(ctx.db, {
     id,
     workspaceId: principal.workspaceId,
-    createdBy: principal.kind === 'user' ? principal.userId : principal.createdBy,
+    createdBy: creatorOf(principal),
     name: input.name,
     prefix,
     keyHash: hash,
@@ -74,7 +74,7 @@ export async function revokeKey(ctx: ApiKeysContext, workspaceId: string, id: st
   const apiKey = await findApiKey(ctx.db, workspaceId, id);
   if (!apiKey) throw new NotFoundError('API key');
   await revokeApiKey(ctx.db, workspaceId, id, ctx.clock.now());
-  ctx.authenticator.forgetApiKeys();
+  ctx.authenticator.forgetCredentials();
   await ctx.notifier.notifyWorkspaceAdmins({
     workspaceId,
     topic: 'api_key',
@@ -83,4 +83,11 @@ export async function revokeKey(ctx: ApiKeysContext, workspaceId: string, id: st
     body: `The API key "${apiKey.name}" (${apiKey.prefix}…) was revoked.`,
     data: { api_key_id: id, prefix: apiKey.prefix },
   });
+}
+
+/** The person a new key is bound to: the signed-in user, or the creator of the key making it. */
+function creatorOf(principal: Principal): string | null {
+  if (principal.kind === 'user') return principal.userId;
+  if (principal.kind === 'api_key') return principal.createdBy;
+  throw new InsufficientPermissionsError('A device token cannot create API keys');
 }

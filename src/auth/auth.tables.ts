@@ -48,3 +48,18 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestampColumn;
   created_at: TimestampColumn;
 }
+
+/**
+ * Device tokens (contract §2.3b): a credential that writes one device's locations and nothing else.
+ * Revoking one deletes its row; deleting the device deletes them all (a foreign key).
+ */
+export interface DeviceTokensTable {
+  id: string;
+  workspace_id: string;
+  device_id: string;
+  name: string | null;
+  prefix: string;
+  token_hash: string;
+  last_used_at: NullableTimestampColumn;
+  created_at: TimestampColumn;
+}

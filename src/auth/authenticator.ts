@@ -22,10 +22,11 @@ import {
   touchApiKey,
 } from './api-keys.repository.ts';
 import { type Invalidation, type InvalidationBus, localInvalidationBus } from './cache-invalidation.ts';
+import { type DeviceToken, findDeviceTokenByHash, touchDeviceToken } from './device-tokens.repository.ts';
 import type { AccessClaims, JwtTokens } from './jwt-tokens.ts';
 import type { Principal } from './principal.ts';
 import { expandScopes, type Scope, scopesForRole } from './scopes.ts';
-import { looksLikeApiKey } from './secret-tokens.ts';
+import { looksLikeApiKey, looksLikeDeviceToken } from './secret-tokens.ts';
 import { findSessionAccess } from './session-access.repository.ts';
 
 export const CACHE_TTL_MS = 5_000;
@@ -34,6 +35,10 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
+type DevicePrincipal = Extract<Principal, { kind: 'device' }>;
+
+/** What a device token may do: write its device's locations (contract §2.3b). */
+const DEVICE_TOKEN_SCOPES: ReadonlySet<Scope> = new Set(['locations:write']);
 /** What names a login session: an access token's claims, or a stream token's. */
 type SessionClaims = Pick<AccessClaims, 'sid' | 'sub' | 'wid'>;
 
@@ -45,6 +50,11 @@ interface SessionState {
 
 interface ProfileState {
   value: unknown;
+  checkedAt: number;
+}
+
+interface DeviceTokenState {
+  principal: DevicePrincipal | null; // null: unknown, revoked or its device deleted
   checkedAt: number;
 }
 
@@ -66,12 +76,14 @@ export class Authenticator {
   private readonly apiKeys = new Map<string, ApiKeyState>();
   /** API keys by workspace and id, for stream tokens (which name the key, not its secret). */
   private readonly apiKeysById = new Map<string, ApiKeyState>();
+  private readonly deviceTokens = new Map<string, DeviceTokenState>();
   private readonly lastTouched = new Map<string, number>();
   private readonly profiles = new Map<string, ProfileState>();
   // Concurrent misses of one entry share one database read (see single-flight.ts).
   private readonly sessionLoads = new SingleFlight<string, UserPrincipal | null>();
   private readonly apiKeyLoads = new SingleFlight<string, ApiKeyState>();
   private readonly apiKeyIdLoads = new SingleFlight<string, ApiKeyState>();
+  private readonly deviceTokenLoads = new SingleFlight<string, DeviceTokenState>();
   private readonly profileLoads = new SingleFlight<string, unknown>();
   /**
    * Bumped by every invalidation. A load that began before one does not store its answer: it may
@@ -112,7 +124,10 @@ export class Authenticator {
         this.sessionLoads.clear();
         this.profileLoads.clear();
         break;
+      // API keys and device tokens: one message for every revocation of a credential.
       case 'api_keys':
+        this.deviceTokens.clear();
+        this.deviceTokenLoads.clear();
         this.apiKeys.clear();
         this.apiKeyLoads.clear();
         this.apiKeysById.clear();
@@ -128,14 +143,48 @@ export class Authenticator {
 
   /** undefined when the request carries no credentials at all; throws for bad ones. */
   async authenticate(credentials: Credentials): Promise<Principal | undefined> {
-    if (credentials.apiKey !== undefined) return this.authenticateApiKey(credentials.apiKey);
+    if (credentials.apiKey !== undefined) return this.authenticateSecret(credentials.apiKey);
     const header = credentials.authorization;
     if (header === undefined) return undefined;
     const match = BEARER.exec(header);
     if (!match?.[1]) throw new InvalidAuthTokenError();
     const token = match[1];
-    if (looksLikeApiKey(token)) return this.authenticateApiKey(token);
+    if (looksLikeApiKey(token) || looksLikeDeviceToken(token)) return this.authenticateSecret(token);
     return this.authenticateJwt(token);
+  }
+
+  /**
+   * A credential that is not a JWT, however it was sent (a header, or a tracker route's URL or
+   * Basic password, ingest/tracker-credentials.ts): an API key or a device token.
+   */
+  async authenticateSecret(secret: string): Promise<Principal> {
+    if (looksLikeDeviceToken(secret)) return this.authenticateDeviceToken(secret);
+    if (looksLikeApiKey(secret)) return this.authenticateApiKey(secret);
+    // Not a credential of ours at all (a Basic password typed for another service): no lookup.
+    throw new InvalidAuthTokenError('Invalid API key');
+  }
+
+  private async authenticateDeviceToken(token: string): Promise<Principal> {
+    const now = this.clock.now();
+    const cached = this.deviceTokens.get(token);
+    const state =
+      cached && now.getTime() - cached.checkedAt < CACHE_TTL_MS
+        ? cached
+        : await this.deviceTokenLoads.run(token, async () => {
+            const generation = this.generation;
+            const found = await findDeviceTokenByHash(this.db, sha256Hex(token));
+            const loaded: DeviceTokenState = {
+              principal: found ? devicePrincipal(found) : null,
+              checkedAt: now.getTime(),
+            };
+            if (generation !== this.generation) return loaded;
+            if (this.deviceTokens.size >= CACHE_LIMIT) this.deviceTokens.clear();
+            this.deviceTokens.set(token, loaded);
+            return loaded;
+          });
+    if (!state.principal) throw new InvalidAuthTokenError('Invalid device token');
+    this.recordUse(state.principal.deviceTokenId, now, touchDeviceToken);
+    return state.principal;
   }
 
   private async authenticateJwt(token: string): Promise<Principal> {
@@ -165,9 +214,19 @@ export class Authenticator {
    * expired. Read through the same caches as every request.
    */
   async current(principal: Principal): Promise<Principal> {
-    return principal.kind === 'user'
-      ? this.sessionPrincipal({ sid: principal.sessionId, sub: principal.userId, wid: principal.workspaceId })
-      : this.apiKeyPrincipalById(principal.workspaceId, principal.apiKeyId);
+    switch (principal.kind) {
+      case 'user':
+        return this.sessionPrincipal({
+          sid: principal.sessionId,
+          sub: principal.userId,
+          wid: principal.workspaceId,
+        });
+      case 'api_key':
+        return this.apiKeyPrincipalById(principal.workspaceId, principal.apiKeyId);
+      case 'device':
+        // No stream or other long-lived answer is open to a device token.
+        throw new InvalidAuthTokenError('Invalid device token');
+    }
   }
 
   private async sessionPrincipal(claims: SessionClaims): Promise<UserPrincipal> {
@@ -255,17 +314,18 @@ export class Authenticator {
     if (!apiKey || !principal) throw new InvalidAuthTokenError('Invalid API key');
     if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= now.getTime())
       throw new InvalidAuthTokenError('API key has expired');
-    this.recordUse(apiKey.id, now);
+    this.recordUse(apiKey.id, now, touchApiKey);
     return principal;
   }
 
-  /** `last_used_at` is written at most once a minute per key, off the request path. */
-  private recordUse(apiKeyId: string, now: Date): void {
-    const last = this.lastTouched.get(apiKeyId);
+  /** `last_used_at` is written at most once a minute per key or token, off the request path. */
+  private recordUse(id: string, now: Date, touch: (db: Db, id: string, at: Date) => Promise<void>): void {
+    const last = this.lastTouched.get(id);
     if (last !== undefined && now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
-    this.lastTouched.set(apiKeyId, now.getTime());
-    touchApiKey(this.db, apiKeyId, now).catch((error: unknown) =>
-      this.logger.warn({ err: error, apiKeyId }, 'could not record API key use'),
+    if (this.lastTouched.size >= CACHE_LIMIT) this.lastTouched.clear();
+    this.lastTouched.set(id, now.getTime());
+    touch(this.db, id, now).catch((error: unknown) =>
+      this.logger.warn({ err: error, credentialId: id }, 'could not record credential use'),
     );
   }
 
@@ -301,8 +361,11 @@ export class Authenticator {
     this.forget({ kind: 'all_sessions' });
   }
 
-  /** After a key is revoked, or a role or membership that bounds keys changes (every node). */
-  forgetApiKeys(): void {
+  /**
+   * After an API key or device token is revoked, a device deleted, or a role or membership that
+   * bounds keys changes (every node).
+   */
+  forgetCredentials(): void {
     this.forget({ kind: 'api_keys' });
   }
 }
@@ -333,5 +396,16 @@ function apiKeyPrincipal({ key, creatorRole }: KeyForAuth): ApiKeyPrincipal | nu
     role,
     grantedScopes: key.scopes,
     scopes: new Set([...expandScopes(key.scopes)].filter((scope) => allowed.has(scope))),
+  });
+}
+
+function devicePrincipal(token: DeviceToken): DevicePrincipal {
+  return Object.freeze({
+    kind: 'device',
+    deviceTokenId: token.id,
+    deviceId: token.deviceId,
+    workspaceId: token.workspaceId,
+    prefix: token.prefix,
+    scopes: DEVICE_TOKEN_SCOPES,
   });
 }

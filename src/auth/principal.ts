@@ -1,7 +1,11 @@
 import type { WorkspaceRole } from '../workspaces/workspaces.tables.ts';
 import type { Scope } from './scopes.ts';
 
-/** Who is calling: a signed-in user (JWT session) or an API key; both act inside one workspace. */
+/**
+ * Who is calling: a signed-in user (JWT session), an API key, or a device token (contract §2.3b);
+ * each acts inside one workspace. A device token reaches only the routes that declare
+ * `deviceToken: true` (auth/route-auth.ts), and there only its own device.
+ */
 export type Principal =
   | {
       kind: 'user';
@@ -25,5 +29,14 @@ export type Principal =
        */
       role: WorkspaceRole;
       grantedScopes: readonly string[];
+      scopes: ReadonlySet<Scope>;
+    }
+  | {
+      kind: 'device';
+      deviceTokenId: string;
+      /** The one device this credential may write locations for. */
+      deviceId: string;
+      workspaceId: string;
+      prefix: string;
       scopes: ReadonlySet<Scope>;
     };

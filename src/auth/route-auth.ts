@@ -7,6 +7,8 @@
  *   { scope, adminOnly: true }       owner or admin (a JWT user's role; an API key's creator's now)
  *   { scope: null, anyScope: [a, b] } any one of these scopes will do
  *   { …, streamToken: true }         a `?token=` stream token is taken too (GET /stream, ADR 016)
+ *   { …, deviceToken: true }         a device token is taken too, for its own device (contract §2.3b);
+ *                                    every other route answers a device token 403
  *   { …, roleFromPath: true }        /workspaces/{workspace_id}: a JWT user acts with its role in THAT
  *                                    workspace (contract §2.4), which the service checks; `scope` is
  *                                    checked here for API keys only
@@ -18,10 +20,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { RouteAuthDeclaration } from '../http/route-auth-declaration.ts';
 import { type ApiKeyLimit, apiKeyLimitExceeded, rateLimitHeaders } from '../limits/api-key-limit.ts';
-import { InsufficientPermissionsError, NotAuthenticatedError } from '../shared/errors.ts';
+import { DEVICE_TOKEN_REACH, InsufficientPermissionsError, NotAuthenticatedError } from '../shared/errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
+import { trackerCredential } from './tracker-credentials.ts';
 
 /** A route's declaration, held to the scopes there are. */
 export type RouteAuth = RouteAuthDeclaration<Scope>;
@@ -70,15 +73,21 @@ export function registerRouteAuth(
     const principal =
       streamToken !== undefined
         ? await authenticator.authenticateStreamToken(streamToken)
-        : await authenticator.authenticate({
-            authorization: request.headers.authorization,
-            apiKey: headerValue(request.headers['x-api-key']),
-          });
+        : auth.urlCredential
+          ? await trackerPrincipal(request)
+          : await authenticator.authenticate({
+              authorization: request.headers.authorization,
+              apiKey: headerValue(request.headers['x-api-key']),
+            });
     if (!principal) throw new NotAuthenticatedError();
     // Every request of a recognised key counts, whatever its scopes allow (so do GitHub's); JWT
     // requests are not counted. The headers go on every answer, the 403s and the 429 included.
-    if (principal.kind === 'api_key' && apiKeyLimit) {
-      const decision = await apiKeyLimit.check(principal);
+    // Device tokens are limited per token like keys (contract §2.3b).
+    if (principal.kind !== 'user' && apiKeyLimit) {
+      const decision = await apiKeyLimit.check({
+        apiKeyId: principal.kind === 'api_key' ? principal.apiKeyId : principal.deviceTokenId,
+        workspaceId: principal.workspaceId,
+      });
       if (decision) {
         reply.headers(rateLimitHeaders(decision));
         if (!decision.allowed) throw apiKeyLimitExceeded(decision);
@@ -87,8 +96,19 @@ export function registerRouteAuth(
     permit(request, auth, principal);
   }
 
+  /** A tracker route's caller (auth/tracker-credentials.ts): headers, Basic or `?token=`. */
+  async function trackerPrincipal(request: FastifyRequest): Promise<Principal | undefined> {
+    const found = trackerCredential(request);
+    if (found.kind === 'headers') return authenticator.authenticate(found.credentials);
+    if (found.kind === 'secret') return authenticator.authenticateSecret(found.secret);
+    return undefined;
+  }
+
   /** The route's declaration against the caller: 401 for the wrong kind, 403 without scope/role. */
   function permit(request: FastifyRequest, auth: Exclude<RouteAuth, 'public'>, principal: Principal): void {
+    if (principal.kind === 'device' && !auth.deviceToken) {
+      throw new InsufficientPermissionsError(DEVICE_TOKEN_REACH);
+    }
     const via = auth.via ?? 'any';
     if (via === 'user' && principal.kind !== 'user')
       throw new NotAuthenticatedError('This endpoint needs a user access token (JWT)');
@@ -104,7 +124,7 @@ export function registerRouteAuth(
       throw new InsufficientPermissionsError(`This action requires scope ${auth.anyScope.join(' or ')}`);
     }
     // A key acts with its creator's current role (contract §2.3), so it is held to the same rule.
-    if (auth.adminOnly && principal.role === 'member') {
+    if (auth.adminOnly && (principal.kind === 'device' || principal.role === 'member')) {
       throw new InsufficientPermissionsError('This action requires the owner or admin role');
     }
     request.principal = principal;

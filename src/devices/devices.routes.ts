@@ -18,7 +18,10 @@ const tags = ['devices'];
 const read = { auth: { scope: 'devices:read' as const } };
 const write = { auth: { scope: 'devices:write' as const } };
 
-export async function deviceRoutes(fastify: FastifyInstance, ctx: devices.DevicesContext): Promise<void> {
+export async function deviceRoutes(
+  fastify: FastifyInstance,
+  ctx: devices.DevicesContext & { afterDelete?: () => void },
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -124,13 +127,16 @@ export async function deviceRoutes(fastify: FastifyInstance, ctx: devices.Device
         operationId: 'deleteDevice',
         tags,
         summary: 'Delete a device',
-        description: 'Its locations and tracking sessions go with it; its geofence events stay.',
+        description:
+          'Its locations, tracking sessions and device tokens go with it (the tokens stop working at once); its geofence events stay.',
         params: DeviceParams,
         response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404) },
       },
     },
     async (request, reply) => {
       await devices.deleteDevice(ctx, principalOf(request).workspaceId, request.params.device_id);
+      // Its device tokens went with it (a foreign key); cached ones must stop at once too.
+      ctx.afterDelete?.();
       return reply.status(204).send(null);
     },
   );

@@ -88,6 +88,26 @@ export async function registerOpenApi(
             name: 'X-API-Key',
             description: 'API key sent as X-API-Key',
           },
+          deviceToken: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'Device token (gf_dev_…)',
+            description:
+              "A device token (POST /devices/{device_id}/tokens), as Authorization: Bearer or X-API-Key: writes that device's locations only",
+          },
+          trackerBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              'Tracker routes only: HTTP Basic credentials whose password is a device token or an API key (the user name is free)',
+          },
+          trackerUrlToken: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'token',
+            description:
+              'Tracker routes only, for apps that cannot set headers: a device token or an API key as the `token` query parameter (never logged unredacted)',
+          },
           streamToken: {
             type: 'apiKey',
             in: 'query',

@@ -24,9 +24,9 @@ export function withOperationExamples<T>(document: T, examples: OperationExample
     for (const [method, operation] of Object.entries(operations)) {
       const example = examples[`${method.toUpperCase()} ${path}`];
       if (example === undefined) continue;
-      if (example.request !== undefined) {
-        for (const media of Object.values(operation.requestBody?.content ?? {}))
-          media.example = example.request;
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
+        const request = example.requestByType?.[type] ?? example.request;
+        if (request !== undefined) media.example = request;
       }
       for (const [status, body] of Object.entries(example.responses)) {
         for (const media of Object.values(operation.responses?.[status]?.content ?? {})) media.example = body;

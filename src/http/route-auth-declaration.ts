@@ -13,6 +13,10 @@ export type RouteAuthDeclaration<Scope extends string = string> =
       adminOnly?: boolean;
       anyScope?: readonly Scope[];
       streamToken?: boolean;
+      /** A device token (contract §2.3b) may call it, for its own device only. */
+      deviceToken?: boolean;
+      /** The credential may also come as HTTP Basic or `?token=` (the tracker routes, contract §4.6). */
+      urlCredential?: boolean;
       /** A JWT user's role comes from its membership of the path's workspace, not its token. */
       roleFromPath?: boolean;
     };
@@ -28,11 +32,14 @@ export function openApiAuthFields(auth: RouteAuthDeclaration | undefined): Recor
         ? [{ bearerApiKey: [] }, { apiKeyHeader: [] }]
         : [{ bearerJwt: [] }, { bearerApiKey: [] }, { apiKeyHeader: [] }];
   if (auth.streamToken) security.push({ streamToken: [] });
+  if (auth.deviceToken) security.push({ deviceToken: [] });
+  if (auth.urlCredential) security.push({ trackerBasic: [] }, { trackerUrlToken: [] });
   return {
     security,
     'x-required-scope': auth.scope,
     ...(auth.anyScope ? { 'x-required-scope-any-of': [...auth.anyScope] } : {}),
     'x-auth-via': via,
+    ...(auth.deviceToken ? { 'x-device-token': true } : {}),
     ...(auth.adminOnly ? { 'x-required-role': 'owner or admin (JWT users)' } : {}),
   };
 }

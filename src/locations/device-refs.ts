@@ -65,6 +65,30 @@ export async function resolveDeviceRefs(
   );
 }
 
+/**
+ * The same for a device token's batch (contract §2.3b): a token writes only its own device, so a
+ * reference to any other device resolves to '' (reported "Device not found", like an unknown id)
+ * and an unknown external id creates nothing.
+ */
+export async function ownDeviceRefs(
+  ctx: IngestContext,
+  workspaceId: string,
+  ownDeviceId: string,
+  refs: readonly DeviceRef[],
+): Promise<string[]> {
+  const externalIds = [
+    ...new Set(refs.flatMap((r) => (r.device_external_id !== undefined ? [r.device_external_id] : []))),
+  ];
+  const known =
+    externalIds.length === 0
+      ? new Map<string, string>()
+      : await idsByExternalIds(ctx.db, ctx.capabilities, workspaceId, externalIds);
+  return refs.map((r) => {
+    const id = r.device_external_id !== undefined ? known.get(r.device_external_id) : r.device_id;
+    return id === ownDeviceId ? id : '';
+  });
+}
+
 async function stillUnknown(
   trx: Trx,
   ctx: IngestContext,

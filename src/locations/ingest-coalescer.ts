@@ -147,3 +147,13 @@ function takeGroup(queue: WorkspaceQueue): Waiter[] {
   queue.waiting = left;
   return group;
 }
+
+/**
+ * The node's coalescer, shared by every route that records single locations (the JSON route and
+ * the tracker routes), so their requests form one group per workspace. Two groups at once on
+ * PostgreSQL: one fills while the other waits on the database. More make smaller groups, each
+ * paying its round trips and statements (ADR 008, "Group commit").
+ */
+export function nodeCoalescer(ctx: IngestContext): IngestCoalescer {
+  return new IngestCoalescer(ctx, { maxConcurrentGroups: ctx.capabilities.rowLocks ? 2 : 1 });
+}

@@ -11,8 +11,9 @@ import { errorResponses, ListOf, page } from '../http/schemas.ts';
 import { textIssues } from '../http/text-rules.ts';
 import { createAjv } from '../http/validation.ts';
 import { toValidationIssues } from '../http/validation-errors.ts';
+import { NotFoundError } from '../shared/errors.ts';
 import type { IngestContext } from './ingest.service.ts';
-import { IngestCoalescer } from './ingest-coalescer.ts';
+import type { IngestCoalescer } from './ingest-coalescer.ts';
 import {
   BatchBody,
   BatchEnvelope,
@@ -33,20 +34,18 @@ export const BATCH_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 export async function locationRoutes(
   fastify: FastifyInstance,
   // `quota`: the event quota gate (contract §7: 429 RATE_LIMITED at 120 %, 403 at 150 %).
-  ctx: IngestContext & { quota?: EventQuota | undefined },
+  ctx: IngestContext & { quota?: EventQuota | undefined; coalescer: IngestCoalescer },
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const ajv = createAjv(false);
   const validateEnvelope = ajv.compile(BatchEnvelope);
   const validateItem = ajv.compile(BatchItemSchema);
-  // Two groups at once on PostgreSQL: one fills while the other waits on the database. More make
-  // smaller groups, each paying its round trips and statements (ADR 008, "Group commit").
-  const coalescer = new IngestCoalescer(ctx, { maxConcurrentGroups: ctx.capabilities.rowLocks ? 2 : 1 });
+  const coalescer = ctx.coalescer;
 
   app.post(
     '/devices/:device_id/locations',
     {
-      config: { auth: { scope: 'locations:write' } },
+      config: { auth: { scope: 'locations:write', deviceToken: true } },
       schema: {
         operationId: 'createLocation',
         tags,
@@ -57,7 +56,12 @@ export async function locationRoutes(
       },
     },
     async (request, reply) => {
-      const workspaceId = principalOf(request).workspaceId;
+      const principal = principalOf(request);
+      const workspaceId = principal.workspaceId;
+      // A device token writes its own device only; another device is as unknown to it as any.
+      if (principal.kind === 'device' && principal.deviceId !== request.params.device_id) {
+        throw new NotFoundError('Device');
+      }
       await ctx.quota?.admit(workspaceId);
       const { location, events } = await locations.recordLocation(
         ctx,
@@ -75,7 +79,7 @@ export async function locationRoutes(
     '/locations/batch',
     {
       // Contract §1: an item breaking the text rules is rejected alone (checked below, item by item).
-      config: { auth: { scope: 'locations:write' }, bodyTextRulesPerItem: true },
+      config: { auth: { scope: 'locations:write', deviceToken: true }, bodyTextRulesPerItem: true },
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
       // The documented body describes every item, but a bad item must not fail the batch: the
       // route validates only the envelope and the handler checks each item on its own.
@@ -89,7 +93,8 @@ export async function locationRoutes(
       },
     },
     async (request) => {
-      const workspaceId = principalOf(request).workspaceId;
+      const principal = principalOf(request);
+      const workspaceId = principal.workspaceId;
       await ctx.quota?.admit(workspaceId);
       const raw = (request.body as { locations: unknown[] }).locations;
       const valid: Array<{ index: number; item: locations.BatchItem }> = [];
@@ -108,7 +113,13 @@ export async function locationRoutes(
           });
         }
       });
-      const result = await locations.recordBatch(ctx, workspaceId, valid, rejected);
+      const result = await locations.recordBatch(
+        ctx,
+        workspaceId,
+        valid,
+        rejected,
+        principal.kind === 'device' ? principal.deviceId : undefined,
+      );
       await ctx.quota?.record(workspaceId, result.events.length);
       return { accepted: result.accepted, rejected: result.rejected, events: result.events.map(eventOut) };
     },

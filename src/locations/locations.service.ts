@@ -4,7 +4,7 @@ import type { GeofenceEvent } from '../events/events.repository.ts';
 import type { ValidationIssue } from '../http/validation-errors.ts';
 import { FieldValidationError, NotFoundError } from '../shared/errors.ts';
 import { findSession } from '../tracking/sessions.repository.ts';
-import { resolveDeviceRefs } from './device-refs.ts';
+import { ownDeviceRefs, resolveDeviceRefs } from './device-refs.ts';
 import { type IngestContext, type IngestItem, ingestLocations } from './ingest.service.ts';
 import type { IngestCoalescer } from './ingest-coalescer.ts';
 import { type LocationFields, parseLocation } from './location-input.ts';
@@ -52,6 +52,8 @@ export async function recordBatch(
   workspaceId: string,
   items: ReadonlyArray<{ index: number; item: BatchItem }>,
   rejected: BatchRejection[],
+  /** A device token's batch: the one device it may write (contract §2.3b). */
+  onlyDevice?: string,
 ): Promise<BatchResult> {
   const receivedAt = ctx.clock.now();
   const receivedIso = receivedAt.toISOString();
@@ -80,11 +82,11 @@ export async function recordBatch(
     else valid.push({ index, item, location: parsed.location });
   }
 
-  const deviceIds = await resolveDeviceRefs(
-    ctx,
-    workspaceId,
-    valid.map((v) => v.item),
-  );
+  const refs = valid.map((v) => v.item);
+  const deviceIds =
+    onlyDevice === undefined
+      ? await resolveDeviceRefs(ctx, workspaceId, refs)
+      : await ownDeviceRefs(ctx, workspaceId, onlyDevice, refs);
   const result = await ingestLocations(
     ctx,
     workspaceId,

@@ -103,6 +103,9 @@ export class TokenExpiredError extends DomainError {
   }
 }
 
+/** The 403 a device token (contract §2.3b) gets anywhere but its own device's location routes. */
+export const DEVICE_TOKEN_REACH = "A device token may only write its own device's locations";
+
 export class InsufficientPermissionsError extends DomainError {
   constructor(message: string) {
     super('INSUFFICIENT_PERMISSIONS', message);

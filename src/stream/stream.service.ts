@@ -5,7 +5,7 @@
 import type { JwtTokens } from '../auth/jwt-tokens.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
-import { InsufficientPermissionsError } from '../shared/errors.ts';
+import { DEVICE_TOKEN_REACH, InsufficientPermissionsError } from '../shared/errors.ts';
 import { TOPICS, type Topic } from './stream-messages.ts';
 
 export const STREAM_TOKEN_TTL_SECONDS = 60;
@@ -22,6 +22,7 @@ export async function issueStreamToken(
   tokens: JwtTokens,
   principal: Principal,
 ): Promise<{ token: string; expires_at: string; expires_in: number }> {
+  if (principal.kind === 'device') throw new InsufficientPermissionsError(DEVICE_TOKEN_REACH);
   const { token, expiresAt } = await tokens.signStream({
     workspaceId: principal.workspaceId,
     principal:

@@ -1,6 +1,6 @@
 /** What every /workspaces route needs from the request: the caller, and the reach rule in the document. */
 import type { FastifyRequest } from 'fastify';
-import { NotAuthenticatedError } from '../shared/errors.ts';
+import { DEVICE_TOKEN_REACH, InsufficientPermissionsError, NotAuthenticatedError } from '../shared/errors.ts';
 import type { WorkspaceCaller } from './workspace-access.ts';
 
 /**
@@ -17,6 +17,8 @@ export const MANAGED = {
 /** The caller the route-auth hook authenticated for this protected route (its `config.auth`). */
 export function callerOf(request: FastifyRequest): WorkspaceCaller {
   if (!request.principal) throw new NotAuthenticatedError();
+  // The route-auth hook lets device tokens onto their location routes only.
+  if (request.principal.kind === 'device') throw new InsufficientPermissionsError(DEVICE_TOKEN_REACH);
   return request.principal;
 }
 

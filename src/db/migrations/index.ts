@@ -15,6 +15,7 @@ import { identityLookupsByUser } from './0014-identity-lookups-by-user.ts';
 import { oneJobEngine } from './0015-one-job-engine.ts';
 import { mailJobs } from './0016-mail-jobs.ts';
 import { eventContexts } from './0017-event-contexts.ts';
+import { deviceTokens } from './0018-device-tokens.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   oneJobEngine,
   mailJobs,
   eventContexts,
+  deviceTokens,
 ];

@@ -24,6 +24,7 @@ export const ids = {
   delivery: '0197a0c2-3b1b-74fc-98d9-61718191a1b1',
   deadLetter: '0197a0c2-3b1c-750d-89ea-718191a1b1c1',
   invoice: '0197a0c2-3b1d-761e-9afb-8191a1b1c1d1',
+  deviceToken: '0197a0c2-3b1e-772f-8b0c-91a1b1c1d1e1',
 };
 
 export const CREATED = '2026-03-10T12:00:00.000Z';
