@@ -69,6 +69,7 @@ describe('tenant isolation: every route with an id answers 404 for another works
   let bGeofence: GeofenceOut;
   /** B's device with one location (inside B's geofence: one event) and an active session. */
   let bDevice: { id: string; name: string };
+  let bDeviceTokenId: string;
   let bSession: { id: string; status: string };
   let bEvent: { id: string };
   /** Path-parameter name → an id that exists in workspace B (or belongs to B's people). */
@@ -137,6 +138,12 @@ describe('tenant isolation: every route with an id answers 404 for another works
       201,
       'B starts a session',
     );
+    const bDeviceToken = expectStatus<{ id: string }>(
+      await call(t, `/devices/${bDevice.id}/tokens`, { ...bToken, body: { name: 'B phone' } }),
+      201,
+      'B makes a device token',
+    );
+    bDeviceTokenId = bDeviceToken.id;
     // A webhook (its URL is never called: the test app runs no delivery worker), a test delivery
     // and a dead-letter entry for that delivery, written directly (reaching one through the API
     // takes the whole retry schedule, which test/webhooks/delivery-schedule.test.ts covers).
@@ -221,6 +228,7 @@ describe('tenant isolation: every route with an id answers 404 for another works
       invitation_id: bInvitation.id,
       geofence_id: bGeofence.id,
       device_id: bDevice.id,
+      token_id: bDeviceTokenId,
       session_id: bSession.id,
       event_id: bEvent.id,
       workflow_id: bWorkflow.id,

@@ -229,11 +229,24 @@ export interface paths {
     get: operations["getDevice"];
     /**
      * Delete a device
-     * @description Its locations and tracking sessions go with it; its geofence events stay.
+     * @description Its locations, tracking sessions and device tokens go with it (the tokens stop working at once); its geofence events stay.
      */
     delete: operations["deleteDevice"];
     /** Update a device (partial) */
     patch: operations["updateDevice"];
+  };
+  "/api/v1/devices/{device_id}/tokens": {
+    /** List a device's tokens (without their secrets), newest first */
+    get: operations["listDeviceTokens"];
+    /**
+     * Create a device token; the token is shown once
+     * @description A device token writes this device's locations and nothing else: `POST /devices/{device_id}/locations`, `POST /locations/batch` (items of this device) and the tracker routes under `/ingest/`. Any other route answers it 403, another device's location route 404. Send it as `Authorization: Bearer`, `X-API-Key`, or on the tracker routes as the HTTP Basic password or the `token` query parameter. It is rate-limited per token like an API key, and deleting the device revokes it. Put one on each phone: a leaked phone's token can report only that phone.
+     */
+    post: operations["createDeviceToken"];
+  };
+  "/api/v1/devices/{device_id}/tokens/{token_id}": {
+    /** Revoke a device token (at once) */
+    delete: operations["revokeDeviceToken"];
   };
   "/api/v1/devices/positions": {
     /**
@@ -265,6 +278,32 @@ export interface paths {
   "/api/v1/locations/batch": {
     /** Record up to 1000 locations of any devices of the workspace */
     post: operations["createLocationBatch"];
+  };
+  "/api/v1/ingest/owntracks": {
+    /**
+     * OwnTracks (HTTP mode): one message
+     * @description Point OwnTracks’ HTTP mode here (Preferences → Connection → Mode HTTP, URL this address; user name anything, password a device token). `_type: "location"` is stored: `vel` km/h becomes m/s, `cog` the heading, `acc` and `alt` metres; every other field (batt, bs, conn, tid, topic, …) is kept in the location’s `metadata`. Other message types and an empty body store nothing. The answer is always `[]` (the app reads it as messages for it). With an API key, the device is the one whose `external_id` is `X-Limit-D`, else the last segment of `topic`, else `tid`. Credentials: a device token (the location is its device’s) or an API key with `locations:write` (the device is the one whose `external_id` the payload names, created if absent), as `Authorization: Bearer`, `X-API-Key`, the HTTP Basic password, or the `token` query parameter for apps that cannot set headers (never logged unredacted). Limits as for any ingestion (429/403).
+     */
+    post: operations["ingestOwnTracks"];
+  };
+  "/api/v1/ingest/osmand": {
+    /**
+     * OsmAnd protocol (Traccar Client, GPSLogger): a location as query parameters
+     * @description The OsmAnd protocol, as Traccar Client and GPSLogger send it: query parameters (GET or POST), a form body, or Traccar Client’s JSON (version 9). `speed` in the query or form is in KNOTS (stored as m/s; the JSON’s `coords.speed` is m/s already); `timestamp` is epoch seconds or milliseconds or ISO 8601. Every other parameter (batt, charge, hdop, …) is kept in the location’s `metadata`. A request with no position (a heartbeat, a push-token registration) stores nothing and is answered 200. With an API key, the device is the one whose `external_id` is `id` (or `deviceid`, or the JSON's `device_id`). Credentials: a device token (the location is its device’s) or an API key with `locations:write` (the device is the one whose `external_id` the payload names, created if absent), as `Authorization: Bearer`, `X-API-Key`, the HTTP Basic password, or the `token` query parameter for apps that cannot set headers (never logged unredacted). Limits as for any ingestion (429/403).
+     */
+    get: operations["ingestOsmAndQuery"];
+    /**
+     * OsmAnd protocol (Traccar Client, GPSLogger): query, form or Traccar Client JSON
+     * @description The OsmAnd protocol, as Traccar Client and GPSLogger send it: query parameters (GET or POST), a form body, or Traccar Client’s JSON (version 9). `speed` in the query or form is in KNOTS (stored as m/s; the JSON’s `coords.speed` is m/s already); `timestamp` is epoch seconds or milliseconds or ISO 8601. Every other parameter (batt, charge, hdop, …) is kept in the location’s `metadata`. A request with no position (a heartbeat, a push-token registration) stores nothing and is answered 200. With an API key, the device is the one whose `external_id` is `id` (or `deviceid`, or the JSON's `device_id`). Credentials: a device token (the location is its device’s) or an API key with `locations:write` (the device is the one whose `external_id` the payload names, created if absent), as `Authorization: Bearer`, `X-API-Key`, the HTTP Basic password, or the `token` query parameter for apps that cannot set headers (never logged unredacted). Limits as for any ingestion (429/403).
+     */
+    post: operations["ingestOsmAnd"];
+  };
+  "/api/v1/ingest/overland": {
+    /**
+     * Overland: a batch of GeoJSON points
+     * @description Point Overland’s Receiver Endpoint here and put a device token in its Access Token field (sent as `Authorization: Bearer`). Up to 1000 points per request (set the batch size to 1000 or fewer), stored all or none: `{"result": "ok"}`, which makes the app delete the batch, means every point is stored. `speed` is m/s and `course` degrees (−1: unknown); every other property (battery_level, motion, wifi, …) is kept in the location’s `metadata`; app events, visits and trips in the same array are skipped. With an API key, each point’s device is the one whose `external_id` is `properties.device_id`. Credentials: a device token (the location is its device’s) or an API key with `locations:write` (the device is the one whose `external_id` the payload names, created if absent), as `Authorization: Bearer`, `X-API-Key`, the HTTP Basic password, or the `token` query parameter for apps that cannot set headers (never logged unredacted). Limits as for any ingestion (429/403).
+     */
+    post: operations["ingestOverland"];
   };
   "/api/v1/events": {
     /**
@@ -1179,6 +1218,46 @@ export interface components {
       results: components["schemas"]["Device"][];
       pagination: components["schemas"]["Pagination"];
     };
+    CreatedDeviceToken: {
+      /** @description UUID (version 7) */
+      id: string;
+      name: string | null;
+      /** @description First 12 characters of the token, for recognising it */
+      prefix: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      last_used_at: string | null;
+      /** @description The secret token (`gf_dev_…`): shown in this response only */
+      token: string;
+    };
+    DeviceTokenList: {
+      results: components["schemas"]["DeviceToken"][];
+      pagination: components["schemas"]["Pagination"];
+    };
+    DeviceToken: {
+      /** @description UUID (version 7) */
+      id: string;
+      name: string | null;
+      /** @description First 12 characters of the token, for recognising it */
+      prefix: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      last_used_at: string | null;
+    };
     /** @description Every located device of the workspace, for a map */
     DevicePositions: {
       /** @enum {string} */
@@ -1328,6 +1407,104 @@ export interface components {
     LocationList: {
       results: components["schemas"]["Location"][];
       pagination: components["schemas"]["Pagination"];
+    };
+    /** @description An OwnTracks message as the app sends it in HTTP mode. Every field beyond the position, time, accuracy, altitude, speed and course is kept in the location’s `metadata`. */
+    OwnTracksMessage: {
+      /** @description `location` is stored; any other message type is answered `[]` and stored as nothing */
+      _type: string;
+      /** @description Latitude, degrees */
+      lat?: number;
+      /** @description Longitude, degrees */
+      lon?: number;
+      /** @description Time of the fix, epoch seconds */
+      tst?: number;
+      /** @description Horizontal accuracy, metres */
+      acc?: number;
+      /** @description Altitude, metres */
+      alt?: number;
+      /** @description Speed, km/h (stored as m/s) */
+      vel?: number;
+      /** @description Course over ground, degrees */
+      cog?: number;
+      /** @description Battery, percent (kept in metadata) */
+      batt?: number;
+      /** @description Tracker id, two characters; names the device when neither X-Limit-D nor topic does */
+      tid?: string;
+      /** @description `owntracks/<user>/<device>`: its last segment names the device when X-Limit-D does not */
+      topic?: string;
+      [key: string]: unknown;
+    };
+    TrackerAnswer: {
+      /**
+       * @description Every location of the request is stored
+       * @enum {string}
+       */
+      result: "ok";
+    };
+    /** @description Traccar Client’s JSON (version 9 on). `location` beyond coords and timestamp (battery, motion, activity, odometer, event…) is kept in `metadata`. */
+    TraccarClientLocation: {
+      /** @description The device’s identifier (its external id here) */
+      device_id?: string;
+      location: {
+        /** @description ISO 8601 */
+        timestamp: string;
+        coords: {
+          latitude: number;
+          longitude: number;
+          /** @description Metres */
+          accuracy?: number;
+          /** @description m/s; negative: unknown */
+          speed?: number;
+          /** @description Degrees; negative: unknown */
+          heading?: number;
+          /** @description Metres */
+          altitude?: number;
+          [key: string]: unknown;
+        };
+        battery?: {
+          /** @description 0..1 */
+          level?: number;
+          is_charging?: boolean;
+          [key: string]: unknown;
+        };
+        is_moving?: boolean;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+    /** @description An Overland batch: up to 1000 GeoJSON Point features, stored all or none. */
+    OverlandBatch: {
+      locations: {
+          /** @enum {string} */
+          type: "Feature";
+          geometry: {
+            /** @enum {string} */
+            type: "Point";
+            /** @description [lng, lat] */
+            coordinates: number[];
+          };
+          properties: {
+            /** @description ISO 8601 */
+            timestamp: string;
+            /** @description Metres */
+            horizontal_accuracy?: number;
+            /** @description m/s; −1: unknown */
+            speed?: number;
+            /** @description Degrees; −1: unknown */
+            course?: number;
+            /** @description Metres */
+            altitude?: number;
+            /** @description The device name set in the app: the device’s external id here */
+            device_id?: string;
+            /** @description 0..1, kept in metadata */
+            battery_level?: number;
+            [key: string]: unknown;
+          };
+          [key: string]: unknown;
+        }[];
+      current?: unknown;
+      trip?: unknown;
+      [key: string]: unknown;
     };
     EventList: {
       results: components["schemas"]["Event"][];
@@ -6381,7 +6558,7 @@ export interface operations {
   };
   /**
    * Delete a device
-   * @description Its locations and tracking sessions go with it; its geofence events stay.
+   * @description Its locations, tracking sessions and device tokens go with it (the tokens stop working at once); its geofence events stay.
    */
   deleteDevice: {
     parameters: {
@@ -6579,6 +6756,356 @@ export interface operations {
       };
       /** @description Content-Type other than application/json */
       415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** List a device's tokens (without their secrets), newest first */
+  listDeviceTokens: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+      path: {
+        device_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeviceTokenList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a device token; the token is shown once
+   * @description A device token writes this device's locations and nothing else: `POST /devices/{device_id}/locations`, `POST /locations/batch` (items of this device) and the tracker routes under `/ingest/`. Any other route answers it 403, another device's location route 404. Send it as `Authorization: Bearer`, `X-API-Key`, or on the tracker routes as the HTTP Basic password or the `token` query parameter. It is rate-limited per token like an API key, and deleting the device revokes it. Put one on each phone: a leaked phone's token can report only that phone.
+   */
+  createDeviceToken: {
+    parameters: {
+      path: {
+        device_id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "name": "Anna's phone (OwnTracks)"
+         * }
+         */
+        "application/json": {
+          name?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["CreatedDeviceToken"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Revoke a device token (at once) */
+  revokeDeviceToken: {
+    parameters: {
+      path: {
+        device_id: string;
+        token_id: string;
+      };
+    };
+    responses: {
+      /** @description Revoked */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: never;
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `devices:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
           "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7312,6 +7839,720 @@ export interface operations {
       };
       /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
       403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large; request body larger than 5 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * OwnTracks (HTTP mode): one message
+   * @description Point OwnTracks’ HTTP mode here (Preferences → Connection → Mode HTTP, URL this address; user name anything, password a device token). `_type: "location"` is stored: `vel` km/h becomes m/s, `cog` the heading, `acc` and `alt` metres; every other field (batt, bs, conn, tid, topic, …) is kept in the location’s `metadata`. Other message types and an empty body store nothing. The answer is always `[]` (the app reads it as messages for it). With an API key, the device is the one whose `external_id` is `X-Limit-D`, else the last segment of `topic`, else `tid`. Credentials: a device token (the location is its device’s) or an API key with `locations:write` (the device is the one whose `external_id` the payload names, created if absent), as `Authorization: Bearer`, `X-API-Key`, the HTTP Basic password, or the `token` query parameter for apps that cannot set headers (never logged unredacted). Limits as for any ingestion (429/403).
+   */
+  ingestOwnTracks: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "_type": "location",
+         *   "topic": "owntracks/anna/phone",
+         *   "created_at": 1773144605,
+         *   "_id": "a1b2c3d4",
+         *   "t": "u",
+         *   "batt": 30,
+         *   "bs": 2,
+         *   "acc": 10,
+         *   "vac": 1,
+         *   "lat": 52.5163,
+         *   "lon": 13.3777,
+         *   "alt": 34,
+         *   "vel": 18,
+         *   "cog": 56,
+         *   "tst": 1773144600,
+         *   "m": 1,
+         *   "conn": "w",
+         *   "tid": "ph"
+         * }
+         */
+        "application/json": components["schemas"]["OwnTracksMessage"];
+      };
+    };
+    responses: {
+      /** @description Always `[]`: no messages for the app; any 200 makes it drop the message from its queue */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": unknown[];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * OsmAnd protocol (Traccar Client, GPSLogger): a location as query parameters
+   * @description The OsmAnd protocol, as Traccar Client and GPSLogger send it: query parameters (GET or POST), a form body, or Traccar Client’s JSON (version 9). `speed` in the query or form is in KNOTS (stored as m/s; the JSON’s `coords.speed` is m/s already); `timestamp` is epoch seconds or milliseconds or ISO 8601. Every other parameter (batt, charge, hdop, …) is kept in the location’s `metadata`. A request with no position (a heartbeat, a push-token registration) stores nothing and is answered 200. With an API key, the device is the one whose `external_id` is `id` (or `deviceid`, or the JSON's `device_id`). Credentials: a device token (the location is its device’s) or an API key with `locations:write` (the device is the one whose `external_id` the payload names, created if absent), as `Authorization: Bearer`, `X-API-Key`, the HTTP Basic password, or the `token` query parameter for apps that cannot set headers (never logged unredacted). Limits as for any ingestion (429/403).
+   */
+  ingestOsmAndQuery: {
+    parameters: {
+      query?: {
+        /** @description The device’s identifier (its external id here); or `deviceid` */
+        id?: string;
+        /** @description Latitude, degrees */
+        lat?: string;
+        /** @description Longitude, degrees */
+        lon?: string;
+        /** @description `lat,lon` in one parameter, instead of lat and lon */
+        location?: string;
+        /** @description Epoch seconds or milliseconds, or ISO 8601 (`yyyy-MM-dd HH:mm:ss` is UTC); default: the receive time */
+        timestamp?: string;
+        /** @description Speed, KNOTS (stored as m/s) */
+        speed?: string;
+        /** @description Course, degrees; or `heading` */
+        bearing?: string;
+        /** @description Altitude, metres */
+        altitude?: string;
+        /** @description Horizontal accuracy, metres */
+        accuracy?: string;
+        /** @description Kept in metadata */
+        hdop?: string;
+        /** @description Battery percent, kept in metadata */
+        batt?: string;
+        /** @description `true` while charging, kept in metadata */
+        charge?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["TrackerAnswer"];
+        };
+      };
+      /** @description Invalid input or business rule violation */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * OsmAnd protocol (Traccar Client, GPSLogger): query, form or Traccar Client JSON
+   * @description The OsmAnd protocol, as Traccar Client and GPSLogger send it: query parameters (GET or POST), a form body, or Traccar Client’s JSON (version 9). `speed` in the query or form is in KNOTS (stored as m/s; the JSON’s `coords.speed` is m/s already); `timestamp` is epoch seconds or milliseconds or ISO 8601. Every other parameter (batt, charge, hdop, …) is kept in the location’s `metadata`. A request with no position (a heartbeat, a push-token registration) stores nothing and is answered 200. With an API key, the device is the one whose `external_id` is `id` (or `deviceid`, or the JSON's `device_id`). Credentials: a device token (the location is its device’s) or an API key with `locations:write` (the device is the one whose `external_id` the payload names, created if absent), as `Authorization: Bearer`, `X-API-Key`, the HTTP Basic password, or the `token` query parameter for apps that cannot set headers (never logged unredacted). Limits as for any ingestion (429/403).
+   */
+  ingestOsmAnd: {
+    parameters: {
+      query?: {
+        /** @description The device’s identifier (its external id here); or `deviceid` */
+        id?: string;
+        /** @description Latitude, degrees */
+        lat?: string;
+        /** @description Longitude, degrees */
+        lon?: string;
+        /** @description `lat,lon` in one parameter, instead of lat and lon */
+        location?: string;
+        /** @description Epoch seconds or milliseconds, or ISO 8601 (`yyyy-MM-dd HH:mm:ss` is UTC); default: the receive time */
+        timestamp?: string;
+        /** @description Speed, KNOTS (stored as m/s) */
+        speed?: string;
+        /** @description Course, degrees; or `heading` */
+        bearing?: string;
+        /** @description Altitude, metres */
+        altitude?: string;
+        /** @description Horizontal accuracy, metres */
+        accuracy?: string;
+        /** @description Kept in metadata */
+        hdop?: string;
+        /** @description Battery percent, kept in metadata */
+        batt?: string;
+        /** @description `true` while charging, kept in metadata */
+        charge?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "id": "phone",
+         *   "lat": "52.5163",
+         *   "lon": "13.3777",
+         *   "timestamp": "1773144600",
+         *   "accuracy": "5.0",
+         *   "altitude": "34.0",
+         *   "speed": "9.72",
+         *   "bearing": "56.0",
+         *   "batt": "87",
+         *   "charge": "true"
+         * }
+         */
+        "application/x-www-form-urlencoded": {
+          /** @description The device’s identifier (its external id here); or `deviceid` */
+          id?: string;
+          /** @description Latitude, degrees */
+          lat?: string;
+          /** @description Longitude, degrees */
+          lon?: string;
+          /** @description `lat,lon` in one parameter, instead of lat and lon */
+          location?: string;
+          /** @description Epoch seconds or milliseconds, or ISO 8601 (`yyyy-MM-dd HH:mm:ss` is UTC); default: the receive time */
+          timestamp?: string;
+          /** @description Speed, KNOTS (stored as m/s) */
+          speed?: string;
+          /** @description Course, degrees; or `heading` */
+          bearing?: string;
+          /** @description Altitude, metres */
+          altitude?: string;
+          /** @description Horizontal accuracy, metres */
+          accuracy?: string;
+          /** @description Kept in metadata */
+          hdop?: string;
+          /** @description Battery percent, kept in metadata */
+          batt?: string;
+          /** @description `true` while charging, kept in metadata */
+          charge?: string;
+          [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *   "location": {
+         *     "timestamp": "2026-03-10T12:10:00.862Z",
+         *     "coords": {
+         *       "latitude": 52.5163,
+         *       "longitude": 13.3777,
+         *       "accuracy": 5,
+         *       "speed": 5,
+         *       "heading": -1,
+         *       "altitude": 34
+         *     },
+         *     "is_moving": true,
+         *     "odometer": 1520,
+         *     "event": "motionchange",
+         *     "battery": {
+         *       "level": 0.87,
+         *       "is_charging": false
+         *     },
+         *     "activity": {
+         *       "type": "in_vehicle"
+         *     }
+         *   },
+         *   "device_id": "phone"
+         * }
+         */
+        "application/json": components["schemas"]["TraccarClientLocation"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["TrackerAnswer"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit or quota throttle exceeded; see Retry-After; aPI key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Overland: a batch of GeoJSON points
+   * @description Point Overland’s Receiver Endpoint here and put a device token in its Access Token field (sent as `Authorization: Bearer`). Up to 1000 points per request (set the batch size to 1000 or fewer), stored all or none: `{"result": "ok"}`, which makes the app delete the batch, means every point is stored. `speed` is m/s and `course` degrees (−1: unknown); every other property (battery_level, motion, wifi, …) is kept in the location’s `metadata`; app events, visits and trips in the same array are skipped. With an API key, each point’s device is the one whose `external_id` is `properties.device_id`. Credentials: a device token (the location is its device’s) or an API key with `locations:write` (the device is the one whose `external_id` the payload names, created if absent), as `Authorization: Bearer`, `X-API-Key`, the HTTP Basic password, or the `token` query parameter for apps that cannot set headers (never logged unredacted). Limits as for any ingestion (429/403).
+   */
+  ingestOverland: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "locations": [
+         *     {
+         *       "type": "Feature",
+         *       "geometry": {
+         *         "type": "Point",
+         *         "coordinates": [
+         *           13.3777,
+         *           52.5163
+         *         ]
+         *       },
+         *       "properties": {
+         *         "timestamp": "2026-03-10T12:10:00Z",
+         *         "altitude": 34,
+         *         "speed": 5,
+         *         "course": 270,
+         *         "horizontal_accuracy": 10,
+         *         "vertical_accuracy": 4,
+         *         "motion": [
+         *           "driving"
+         *         ],
+         *         "battery_state": "unplugged",
+         *         "battery_level": 0.8,
+         *         "device_id": "phone",
+         *         "wifi": ""
+         *       }
+         *     },
+         *     {
+         *       "type": "Feature",
+         *       "geometry": {
+         *         "type": "Point",
+         *         "coordinates": [
+         *           13.3785,
+         *           52.5159
+         *         ]
+         *       },
+         *       "properties": {
+         *         "timestamp": "2026-03-10T12:10:05Z",
+         *         "altitude": 34,
+         *         "speed": 5,
+         *         "course": 270,
+         *         "horizontal_accuracy": 10,
+         *         "vertical_accuracy": 4,
+         *         "motion": [
+         *           "driving"
+         *         ],
+         *         "battery_state": "unplugged",
+         *         "battery_level": 0.8,
+         *         "device_id": "phone",
+         *         "wifi": ""
+         *       }
+         *     }
+         *   ]
+         * }
+         */
+        "application/json": components["schemas"]["OverlandBatch"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["TrackerAnswer"];
+        };
+      };
+      /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `locations:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace) */
+      404: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
           "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

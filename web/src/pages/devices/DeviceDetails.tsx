@@ -1,10 +1,14 @@
-/** The selected device: where it is, since when, how precisely, in which geofences, and its trail. */
+/**
+ * The selected device: where it is, since when, how precisely, in which geofences, its trail, and
+ * how to connect a tracker app to it.
+ */
 import { useEffect, useState } from 'react';
 import { api, type Schemas } from '../../api/client.ts';
 import type { DeviceState, DevicesMap } from '../../map/devicesMap.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { fromDevice } from './devicesData.ts';
+import { TrackerConnect } from './TrackerConnect.tsx';
 import { useTrail } from './useTrail.ts';
 
 interface Props {
@@ -102,6 +106,15 @@ export function DeviceDetails({ deviceId, live, map, geofenceNames, onClose }: P
                 ? 'No locations yet.'
                 : `No tracking session: the latest ${trail.points} ${trail.points === 1 ? 'location' : 'locations'} shown.`}
       </p>
+      {record ? (
+        // Keyed by device: a token shown once must not stay on screen for the next device.
+        <TrackerConnect
+          key={deviceId}
+          deviceId={deviceId}
+          deviceName={record.name}
+          externalId={record.external_id ?? null}
+        />
+      ) : null}
     </section>
   );
 }
