@@ -15,6 +15,11 @@
  *  - Storage growth per million locations over the timed batches (events and outbox rows
  *    included): the SQLite file's used pages (WAL included, read through a connection of its own)
  *    or PostgreSQL's `pg_database_size`.
+ *  - Tracker routes (contract §4.6; ./support/tracker-ingest.ts): OsmAnd GET requests, one location
+ *    each, against the single JSON POST, and Overland batches of 100 against POST /locations/batch
+ *    with 100 items, all at 64 connections with a device token per device: server CPU per location
+ *    of each tracker route within 1.2 × its JSON route's, both measured in this run, alternately.
+ *    `--only tracker` runs this phase alone (the geofences and devices are still made first).
  * Before the JSON line, one verdict per database: each target met or not, or "not judged" when bare
  * Fastify ran below 0.8 of the reference machine's speed (a slow phase of the VM, where throughput and
  * CPU ratios do not scale linearly).
@@ -25,7 +30,7 @@
  * `exit_buffer_m` M on every geofence, in alternating passes (./support/exit-buffer-ab.ts): the
  * buffer's cost against the 15 % target, the null workspace beside the default figures.
  * Usage: npm run bench:ingest [-- --postgres --batches 100 --concurrency 2,4 --seconds 5 --rounds 3 --cpu-prof DIR
- *   --exit-buffer 30 --buffer-batches 30 --buffer-rounds 8]
+ *   --exit-buffer 30 --buffer-batches 30 --buffer-rounds 8 --only tracker]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,6 +45,12 @@ import { describeExitBuffer, type ExitBufferFigures, measureExitBuffer } from '.
 import { api, apiKeyAccount, pool } from './support/ingest-api.ts';
 import { freePort, load, median, processCpuMs, startServer, stopServer } from './support/load.ts';
 import { createBenchDatabase, databaseSizeBytes, dropBenchDatabase } from './support/postgres.ts';
+import {
+  describeTrackers,
+  measureTrackers,
+  TRACKER_CPU_TARGET,
+  type TrackerFigures,
+} from './support/tracker-ingest.ts';
 
 const { values } = parseArgs({
   options: {
@@ -59,6 +70,8 @@ const { values } = parseArgs({
     // Batches of 1,000 per timed A or B pass, and rounds of one A and one B pass.
     'buffer-batches': { type: 'string', default: '30' },
     'buffer-rounds': { type: 'string', default: '8' },
+    // `tracker`: the tracker phase alone (after the geofences and the devices are made).
+    only: { type: 'string' },
   },
 });
 const BATCHES = Number(values.batches);
@@ -71,6 +84,8 @@ const EXIT_BUFFER_M = values['exit-buffer'] === undefined ? undefined : Number(v
 if (EXIT_BUFFER_M !== undefined && !(EXIT_BUFFER_M >= 1 && EXIT_BUFFER_M <= 1000)) {
   throw new Error('--exit-buffer takes metres, 1..1000 (contract §4.5)');
 }
+if (values.only !== undefined && values.only !== 'tracker') throw new Error('--only takes `tracker`');
+const ONLY_TRACKER = values.only === 'tracker';
 
 type Fence = { id: number; geometry: unknown };
 const fenceRows = (fences as (n: number, seed: number) => Fence[])(FENCES, 1);
@@ -131,7 +146,16 @@ interface DbFigures {
   storage_mib_per_million_locations: number;
   /** With --exit-buffer: the A/B figures. */
   exit_buffer?: ExitBufferFigures;
+  tracker: TrackerFigures;
 }
+
+/** `--only tracker`: the tracker phase's figures alone. */
+interface TrackerOnlyFigures {
+  database: string;
+  tracker: TrackerFigures;
+}
+
+const isFull = (r: DbFigures | TrackerOnlyFigures): r is DbFigures => 'batch_levels' in r;
 
 /**
  * The absolute targets were set for this kind of machine at its usual speed, where bare Fastify's
@@ -174,7 +198,16 @@ interface Bare {
   pid: number | undefined;
 }
 
-async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFigures> {
+/** The tracker phase on the running server, with the bench's devices and points. */
+function trackerPhase(base: string, serverPid: number | undefined, auth: Record<string, string>) {
+  return measureTrackers({ base, serverPid, auth, points: queryPoints, seconds: SECONDS, rounds: ROUNDS });
+}
+
+/** Without `bare` (`--only tracker`), the tracker phase alone after the geofences and devices are made. */
+async function runOn(
+  database: 'sqlite' | 'postgres',
+  bare: Bare | undefined,
+): Promise<DbFigures | TrackerOnlyFigures> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
   const pgName = `bench_ingest_${process.pid}`;
   let databaseUrl = `sqlite:${path.join(dir, 'ingest.db')}`;
@@ -233,6 +266,7 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
     const warmup = Math.ceil(DEVICES / 1000);
     for (let b = 0; b < warmup; b++) await api(base, 'POST', '/locations/batch', batchAt(b), auth);
     const rssDevices = rssKiB(server.pid);
+    if (bare === undefined) return { database, tracker: await trackerPhase(base, server.pid, auth) };
     const storedBytes = () =>
       database === 'postgres' ? databaseSizeBytes(pgName) : sqliteUsedBytes(path.join(dir, 'ingest.db'));
     const storageBefore = storedBytes();
@@ -324,6 +358,7 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
     if (non2xx > 0) console.warn(`${database}: ${non2xx} single POSTs were not 2xx`);
     const singleRps = median(singles.map((r) => r.rps));
     const bareRps = median(bares.map((r) => r.rps));
+    const tracker = await trackerPhase(base, server.pid, auth);
     const exitBuffer =
       EXIT_BUFFER_M === undefined
         ? undefined
@@ -361,6 +396,7 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
       rss_mib_per_10k_devices: Math.round((((rssDevices - rssFences) / 1024) * 10_000 * 10) / DEVICES) / 10,
       storage_mib_per_million_locations: storageMib,
       ...(exitBuffer === undefined ? {} : { exit_buffer: exitBuffer }),
+      tracker,
     };
   } catch (error) {
     // A reset connection is either the server gone (say how) or the network's.
@@ -377,22 +413,28 @@ async function runOn(database: 'sqlite' | 'postgres', bare: Bare): Promise<DbFig
   }
 }
 
-// The reference server runs for the whole bench and is measured alternately with the service.
+// The reference server runs for the whole bench and is measured alternately with the service (the
+// tracker phase alone compares the service's routes with each other and needs none).
 const barePort = await freePort();
-const bareServer = await startServer('bench/support/bare-fastify.ts', {}, barePort);
-const results: DbFigures[] = [];
+const bareServer = ONLY_TRACKER
+  ? undefined
+  : await startServer('bench/support/bare-fastify.ts', {}, barePort);
+const results: Array<DbFigures | TrackerOnlyFigures> = [];
 try {
-  const bare = { port: barePort, pid: bareServer.pid };
+  const bare = bareServer === undefined ? undefined : { port: barePort, pid: bareServer.pid };
   if (!values['postgres-only']) results.push(await runOn('sqlite', bare));
   if (values.postgres || values['postgres-only']) results.push(await runOn('postgres', bare));
 } finally {
-  await stopServer(bareServer);
+  if (bareServer !== undefined) await stopServer(bareServer);
 }
+const full = results.filter(isFull);
 
 console.log(
-  `bench:ingest — INGEST-10K: ${FENCES} geofences, ${DEVICES} devices, ${BATCHES} batches of 1,000 (timed passes at ${CONCURRENCY.join(', ')} in flight)`,
+  ONLY_TRACKER
+    ? `bench:ingest --only tracker — INGEST-10K: ${FENCES} geofences, ${DEVICES} devices`
+    : `bench:ingest — INGEST-10K: ${FENCES} geofences, ${DEVICES} devices, ${BATCHES} batches of 1,000 (timed passes at ${CONCURRENCY.join(', ')} in flight)`,
 );
-for (const r of results) {
+for (const r of full) {
   console.log(
     `${r.database.padEnd(9)} batch ${r.batch_levels.map((l) => `${l.locations_per_s} locations/s at ${l.in_flight} in flight (${l.events_per_s} events/s, ${l.events_total} events; server CPU ${l.cpu_ms_per_1000} ms per 1,000)`).join(', ')}; ` +
       `single POST ${r.single_rps} req/s = ${r.single_ratio} × bare Fastify (${r.bare_post_rps}), p50 ${r.single_p50_ms} ms, p99 ${r.single_p99_ms} ms, ` +
@@ -401,16 +443,19 @@ for (const r of results) {
       `storage ${r.storage_mib_per_million_locations} MiB per million locations`,
   );
 }
+for (const r of results) for (const line of describeTrackers(r.database, r.tracker)) console.log(line);
 console.log(
-  'targets: batch ≥ 50,000/s SQLite, ≥ 40,000/s PostgreSQL; single POST server CPU ≤ 3 × bare Fastify per request, p99 < 25 ms',
+  ONLY_TRACKER
+    ? `target: each tracker route's server CPU per location ≤ ${TRACKER_CPU_TARGET} × its JSON route's`
+    : `targets: batch ≥ 50,000/s SQLite, ≥ 40,000/s PostgreSQL; single POST server CPU ≤ 3 × bare Fastify per request, p99 < 25 ms; each tracker route's server CPU per location ≤ ${TRACKER_CPU_TARGET} × its JSON route's`,
 );
-for (const r of results) {
+for (const r of full) {
   console.log(
     `${r.database}: bare Fastify ran at ${r.bare_vs_reference} × the reference machine's ${REFERENCE_BARE_POST_RPS} req/s during this run`,
   );
 }
-for (const r of results) console.log(verdict(r));
-for (const r of results) {
+for (const r of full) console.log(verdict(r));
+for (const r of full) {
   if (r.exit_buffer === undefined) continue;
   for (const line of describeExitBuffer(r.database, r.exit_buffer)) console.log(line);
   const a = r.exit_buffer.workloads.find((w) => w.workload === 'uniform')?.a;
@@ -421,4 +466,13 @@ for (const r of results) {
     );
   }
 }
-console.log(JSON.stringify({ bench: 'ingest', fences: FENCES, devices: DEVICES, batches: BATCHES, results }));
+console.log(
+  JSON.stringify({
+    bench: 'ingest',
+    ...(ONLY_TRACKER ? { only: 'tracker' } : {}),
+    fences: FENCES,
+    devices: DEVICES,
+    batches: BATCHES,
+    results,
+  }),
+);
