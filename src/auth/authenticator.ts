@@ -30,6 +30,14 @@ import { looksLikeApiKey, looksLikeDeviceToken } from './secret-tokens.ts';
 import { findSessionAccess } from './session-access.repository.ts';
 
 export const CACHE_TTL_MS = 5_000;
+/**
+ * Device tokens are kept longer (ADR 021): a phone reports every 10–60 s, so with the 5 s of the
+ * other credentials every report would read its token again, and on PostgreSQL those reads cost
+ * more than the rest of the request (bench:ingest, tracker phase). A revocation or a device's
+ * deletion still drops them at once on its node and, over Redis, on the others; only nodes
+ * without Redis wait out this lifetime.
+ */
+export const DEVICE_TOKEN_CACHE_TTL_MS = 60_000;
 const CACHE_LIMIT = 50_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -168,7 +176,7 @@ export class Authenticator {
     const now = this.clock.now();
     const cached = this.deviceTokens.get(token);
     const state =
-      cached && now.getTime() - cached.checkedAt < CACHE_TTL_MS
+      cached && now.getTime() - cached.checkedAt < DEVICE_TOKEN_CACHE_TTL_MS
         ? cached
         : await this.deviceTokenLoads.run(token, async () => {
             const generation = this.generation;

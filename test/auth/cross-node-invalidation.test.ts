@@ -1,7 +1,8 @@
 /**
  * Two nodes on one database: a logout, a key revocation or the demotion of a key's creator on one
  * must stop the other from accepting what it has cached. With REDIS_URL the invalidation travels over pub/sub at once;
- * without it the other node keeps its cached answer until the 5 s TTL (shown as the control).
+ * without it the other node keeps its cached answer until the TTL (5 s; device tokens 60 s), shown
+ * as the control.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
-import { CACHE_TTL_MS } from '../../src/auth/authenticator.ts';
+import { CACHE_TTL_MS, DEVICE_TOKEN_CACHE_TTL_MS } from '../../src/auth/authenticator.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
@@ -180,6 +181,92 @@ for (const withRedis of [true, false]) {
         assert.equal((await check()).statusCode, 200, 'without Redis node B still answers from its cache');
         clock.advance(CACHE_TTL_MS);
         assert.equal((await check()).statusCode, 401);
+      }
+    });
+
+    test('a device token revoked, or its device deleted, on one node stops working on the other', async (t) => {
+      if (skip) return t.skip('Redis not reachable');
+      const email = `device-${withRedis}-${Date.now()}@example.com`;
+      await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/register',
+        payload: { email, password: 'long password' },
+        // The registration limit counts per IP in the shared Redis, across runs too.
+        remoteAddress: randomIp(),
+      });
+      const login = await a.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { email, password: 'long password' },
+      });
+      const jwt = login.json().access_token as string;
+      const signedIn = { authorization: `Bearer ${jwt}` };
+      const newDevice = async (name: string) => {
+        const device = await a.app.inject({
+          method: 'POST',
+          url: '/api/v1/devices',
+          headers: signedIn,
+          payload: { name },
+        });
+        const deviceId = device.json().id as string;
+        const made = await a.app.inject({
+          method: 'POST',
+          url: `/api/v1/devices/${deviceId}/tokens`,
+          headers: signedIn,
+          payload: {},
+        });
+        return { deviceId, ...(made.json() as { id: string; token: string }) };
+      };
+      const report = (token: string, lng: number) =>
+        b.app.inject({
+          method: 'GET',
+          url: `/api/v1/ingest/osmand?token=${token}&lat=52.5&lon=${lng}`,
+        });
+      const revoked = await newDevice('revoked phone');
+      const deleted = await newDevice('deleted phone');
+      assert.equal(
+        (await report(revoked.token, 13.4)).statusCode,
+        200,
+        'node B accepts (and caches) the token',
+      );
+      assert.equal(
+        (await report(deleted.token, 13.4)).statusCode,
+        200,
+        'node B accepts (and caches) the token',
+      );
+
+      const revoke = await a.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/devices/${revoked.deviceId}/tokens/${revoked.id}`,
+        headers: signedIn,
+      });
+      assert.equal(revoke.statusCode, 204);
+      const remove = await a.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/devices/${deleted.deviceId}`,
+        headers: signedIn,
+      });
+      assert.equal(remove.statusCode, 204);
+      if (withRedis) {
+        assert.ok(
+          await eventually(async () => (await report(revoked.token, 13.41)).statusCode === 401),
+          'node B refuses the revoked token',
+        );
+        assert.ok(
+          await eventually(async () => (await report(deleted.token, 13.41)).statusCode === 401),
+          'node B refuses the deleted device’s token',
+        );
+      } else {
+        assert.equal(
+          (await report(revoked.token, 13.41)).statusCode,
+          200,
+          'without Redis node B still answers from its cache',
+        );
+        // The deleted device is gone from the database: its cached token writes nothing.
+        assert.equal((await report(deleted.token, 13.41)).statusCode, 404);
+        clock.advance(DEVICE_TOKEN_CACHE_TTL_MS);
+        assert.equal((await report(revoked.token, 13.42)).statusCode, 401, 'refused once the entry expires');
+        assert.equal((await report(deleted.token, 13.42)).statusCode, 401);
       }
     });
 
