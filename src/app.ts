@@ -141,7 +141,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await api.register(deviceRoutes, {
         ...pipeline,
         countLimit: deps.billing.countLimit,
-        afterDelete: () => identity.authenticator.forgetCredentials(),
+        afterDelete: (deviceId: string) => identity.authenticator.forgetDevice(deviceId),
       });
       await api.register(deviceTokenRoutes, {
         db: identity.db,

@@ -74,7 +74,7 @@ export async function revokeKey(ctx: ApiKeysContext, workspaceId: string, id: st
   const apiKey = await findApiKey(ctx.db, workspaceId, id);
   if (!apiKey) throw new NotFoundError('API key');
   await revokeApiKey(ctx.db, workspaceId, id, ctx.clock.now());
-  ctx.authenticator.forgetCredentials();
+  ctx.authenticator.forgetApiKeys();
   await ctx.notifier.notifyWorkspaceAdmins({
     workspaceId,
     topic: 'api_key',

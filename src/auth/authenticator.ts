@@ -26,7 +26,7 @@ import { type DeviceToken, findDeviceTokenByHash, touchDeviceToken } from './dev
 import type { AccessClaims, JwtTokens } from './jwt-tokens.ts';
 import type { Principal } from './principal.ts';
 import { expandScopes, type Scope, scopesForRole } from './scopes.ts';
-import { looksLikeApiKey, looksLikeDeviceToken } from './secret-tokens.ts';
+import { hasDeviceTokenShape, looksLikeApiKey, looksLikeDeviceToken } from './secret-tokens.ts';
 import { findSessionAccess } from './session-access.repository.ts';
 
 export const CACHE_TTL_MS = 5_000;
@@ -132,10 +132,18 @@ export class Authenticator {
         this.sessionLoads.clear();
         this.profileLoads.clear();
         break;
-      // API keys and device tokens: one message for every revocation of a credential.
-      case 'api_keys':
+      case 'device':
+        // A scan, not a clear: the 60 s entries of every other phone stay (ADR 021).
+        for (const [token, state] of this.deviceTokens) {
+          if (state.principal?.deviceId === message.id) this.deviceTokens.delete(token);
+        }
+        this.deviceTokenLoads.clear();
+        break;
+      case 'device_tokens':
         this.deviceTokens.clear();
         this.deviceTokenLoads.clear();
+        break;
+      case 'api_keys':
         this.apiKeys.clear();
         this.apiKeyLoads.clear();
         this.apiKeysById.clear();
@@ -163,7 +171,7 @@ export class Authenticator {
 
   /**
    * A credential that is not a JWT, however it was sent (a header, or a tracker route's URL or
-   * Basic password, ingest/tracker-credentials.ts): an API key or a device token.
+   * Basic password, auth/tracker-credentials.ts): an API key or a device token.
    */
   async authenticateSecret(secret: string): Promise<Principal> {
     if (looksLikeDeviceToken(secret)) return this.authenticateDeviceToken(secret);
@@ -173,6 +181,7 @@ export class Authenticator {
   }
 
   private async authenticateDeviceToken(token: string): Promise<Principal> {
+    if (!hasDeviceTokenShape(token)) throw new InvalidAuthTokenError('Invalid device token');
     const now = this.clock.now();
     const cached = this.deviceTokens.get(token);
     const state =
@@ -369,11 +378,13 @@ export class Authenticator {
     this.forget({ kind: 'all_sessions' });
   }
 
-  /**
-   * After an API key or device token is revoked, a device deleted, or a role or membership that
-   * bounds keys changes (every node).
-   */
-  forgetCredentials(): void {
+  /** After a device's token is revoked or the device deleted (every node). */
+  forgetDevice(deviceId: string): void {
+    this.forget({ kind: 'device', id: deviceId });
+  }
+
+  /** After a key is revoked, or a role or membership that bounds keys changes (every node). */
+  forgetApiKeys(): void {
     this.forget({ kind: 'api_keys' });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Tells every node to drop cached auth state when it changes somewhere (logout, reset, revoked
- * key, membership change). Without Redis the bus is local only and other nodes converge within the
- * caches' 5 s TTL; with `REDIS_URL` invalidations travel over a Redis pub/sub channel and take
+ * key or device token, membership change). Without Redis the bus is local only and other nodes
+ * converge within the caches' TTL (5 s; device tokens 60 s); with `REDIS_URL` invalidations travel over a Redis pub/sub channel and take
  * effect on every node within a round trip.
  */
 import type { Redis } from 'ioredis';
@@ -11,7 +11,10 @@ export type Invalidation =
   | { kind: 'session'; id: string }
   | { kind: 'user'; id: string }
   | { kind: 'all_sessions' }
-  | { kind: 'api_keys' };
+  | { kind: 'api_keys' }
+  /** One device's tokens (revoked, or the device deleted: ADR 021). */
+  | { kind: 'device'; id: string }
+  | { kind: 'device_tokens' };
 
 export interface InvalidationBus {
   publish(message: Invalidation): void;
@@ -28,14 +31,18 @@ export const localInvalidationBus = (): InvalidationBus => ({
 const CHANNEL = 'geofence:auth-invalidation';
 
 /** What a node drops when it may have missed invalidations: every session and every API key. */
-const RESYNC: readonly Invalidation[] = [{ kind: 'all_sessions' }, { kind: 'api_keys' }];
+const RESYNC: readonly Invalidation[] = [
+  { kind: 'all_sessions' },
+  { kind: 'api_keys' },
+  { kind: 'device_tokens' },
+];
 
 function isInvalidation(value: unknown): value is Invalidation {
   if (typeof value !== 'object' || value === null) return false;
   const kind = (value as { kind?: unknown }).kind;
   const id = (value as { id?: unknown }).id;
-  if (kind === 'session' || kind === 'user') return typeof id === 'string';
-  return kind === 'all_sessions' || kind === 'api_keys';
+  if (kind === 'session' || kind === 'user' || kind === 'device') return typeof id === 'string';
+  return kind === 'all_sessions' || kind === 'api_keys' || kind === 'device_tokens';
 }
 
 /** Pub/sub needs a connection of its own: a subscribed Redis connection cannot run commands. */

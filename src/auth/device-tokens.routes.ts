@@ -37,12 +37,13 @@ export async function deviceTokenRoutes(fastify: FastifyInstance, ctx: DeviceTok
   app.post(
     '/devices/:device_id/tokens',
     {
-      config: write,
+      // The token writes locations: a key that only manages devices must not mint itself a writer.
+      config: { auth: { scope: 'devices:write', alsoScopes: ['locations:write'] } },
       schema: {
         operationId: 'createDeviceToken',
         tags,
         summary: 'Create a device token; the token is shown once',
-        description: ABOUT,
+        description: `${ABOUT} Creating one needs \`locations:write\` besides \`devices:write\`.`,
         params: DeviceTokensParams,
         body: CreateDeviceTokenBody,
         response: { 201: CreatedDeviceTokenSchema, ...errorResponses(401, 403, 404) },

@@ -74,5 +74,5 @@ export async function revokeDeviceToken(
       (await deviceOfWorkspace(ctx.db, workspaceId, deviceId)) ? 'Device token' : 'Device',
     );
   }
-  ctx.authenticator.forgetCredentials();
+  ctx.authenticator.forgetDevice(deviceId);
 }

@@ -6,6 +6,7 @@
  *   { scope, via: 'api_key' }        only an API key (/auth/test-api-key)
  *   { scope, adminOnly: true }       owner or admin (a JWT user's role; an API key's creator's now)
  *   { scope: null, anyScope: [a, b] } any one of these scopes will do
+ *   { scope, alsoScopes: [b] }       `scope` and each of these
  *   { …, streamToken: true }         a `?token=` stream token is taken too (GET /stream, ADR 016)
  *   { …, deviceToken: true }         a device token is taken too, for its own device (contract §2.3b);
  *                                    every other route answers a device token 403
@@ -120,6 +121,9 @@ export function registerRouteAuth(
     if (scopeApplies && auth.scope !== null && !principal.scopes.has(auth.scope)) {
       throw new InsufficientPermissionsError(`This action requires scope ${auth.scope}`);
     }
+    const missing = auth.alsoScopes?.find((scope) => !principal.scopes.has(scope));
+    if (missing !== undefined)
+      throw new InsufficientPermissionsError(`This action requires scope ${missing} too`);
     if (auth.anyScope && !auth.anyScope.some((scope) => principal.scopes.has(scope))) {
       throw new InsufficientPermissionsError(`This action requires scope ${auth.anyScope.join(' or ')}`);
     }

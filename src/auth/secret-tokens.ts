@@ -28,6 +28,13 @@ export function looksLikeApiKey(value: string): boolean {
   return value.startsWith(API_KEY_PREFIX);
 }
 
+/** The exact shape: anything else is refused without a lookup, and never enters the cache. */
+const DEVICE_TOKEN_SHAPE = /^gf_dev_[A-Za-z0-9_-]{43}$/;
+
 export function looksLikeDeviceToken(value: string): boolean {
   return value.startsWith(DEVICE_TOKEN_PREFIX);
+}
+
+export function hasDeviceTokenShape(value: string): boolean {
+  return DEVICE_TOKEN_SHAPE.test(value);
 }

@@ -20,7 +20,7 @@ const write = { auth: { scope: 'devices:write' as const } };
 
 export async function deviceRoutes(
   fastify: FastifyInstance,
-  ctx: devices.DevicesContext & { afterDelete?: () => void },
+  ctx: devices.DevicesContext & { afterDelete?: (deviceId: string) => void },
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -136,7 +136,7 @@ export async function deviceRoutes(
     async (request, reply) => {
       await devices.deleteDevice(ctx, principalOf(request).workspaceId, request.params.device_id);
       // Its device tokens went with it (a foreign key); cached ones must stop at once too.
-      ctx.afterDelete?.();
+      ctx.afterDelete?.(request.params.device_id);
       return reply.status(204).send(null);
     },
   );

@@ -36,8 +36,33 @@ export function registerRequestLogging(app: FastifyInstance, metrics: HttpMetric
   });
 }
 
-/** A stream token in the query (GET /stream, ADR 016) is a credential: it is not written to logs. */
+/**
+ * A `token` query parameter is a credential (a stream token, ADR 016; a tracker's device token or
+ * API key, ADR 021): it is not written to logs. The name is matched as the query parser reads it,
+ * percent-decoded (`tok%65n=` is `token=` to the server, so it is to the redaction too).
+ */
 export function withoutToken(url: string): string {
-  if (!url.includes('token=')) return url;
-  return url.replace(/([?&]token=)[^&#]*/g, '$1[redacted]');
+  const query = url.indexOf('?');
+  // Most URLs have no query, or none that could name a token: returned as they are.
+  if (query < 0 || !/token|%/.test(url.slice(query))) return url;
+  return (
+    url.slice(0, query + 1) +
+    url
+      .slice(query + 1)
+      .split('&')
+      .map((part) => {
+        const equals = part.indexOf('=');
+        const name = equals < 0 ? part : part.slice(0, equals);
+        return decodedName(name) === 'token' ? `${name}=[redacted]` : part;
+      })
+      .join('&')
+  );
+}
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }

@@ -12,6 +12,8 @@ export type RouteAuthDeclaration<Scope extends string = string> =
       via?: 'any' | 'user' | 'api_key';
       adminOnly?: boolean;
       anyScope?: readonly Scope[];
+      /** Scopes needed besides `scope` (all of them). */
+      alsoScopes?: readonly Scope[];
       streamToken?: boolean;
       /** A device token (contract §2.3b) may call it, for its own device only. */
       deviceToken?: boolean;
@@ -38,6 +40,7 @@ export function openApiAuthFields(auth: RouteAuthDeclaration | undefined): Recor
     security,
     'x-required-scope': auth.scope,
     ...(auth.anyScope ? { 'x-required-scope-any-of': [...auth.anyScope] } : {}),
+    ...(auth.alsoScopes ? { 'x-required-scope-also': [...auth.alsoScopes] } : {}),
     'x-auth-via': via,
     ...(auth.deviceToken ? { 'x-device-token': true } : {}),
     ...(auth.adminOnly ? { 'x-required-role': 'owner or admin (JWT users)' } : {}),

@@ -12,6 +12,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalOf } from '../auth/route-auth.ts';
+import { presentedSecret } from '../auth/tracker-credentials.ts';
 import type { EventQuota } from '../billing/event-quota.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { BATCH_BODY_LIMIT_BYTES } from '../locations/locations.routes.ts';
@@ -47,19 +48,12 @@ export async function trackerRoutes(
   ctx: TrackerContext & { quota?: EventQuota | undefined },
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // Fastify's own JSON parser (prototype-poisoning refused as everywhere), but an empty body is none.
+  const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if ((body as string).trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(
-        Object.assign(new Error('Malformed JSON body'), {
-          code: 'FST_ERR_CTP_INVALID_JSON_BODY',
-          statusCode: 400,
-        }),
-      );
-    }
+    void json(request, body as string, done);
   });
   app.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
@@ -69,10 +63,16 @@ export async function trackerRoutes(
   async function store(request: FastifyRequest, payload: TrackerPayload) {
     const principal = principalOf(request);
     const workspaceId = principal.workspaceId;
-    await ctx.quota?.admit(workspaceId);
+    // What stores nothing (a heartbeat, a transition) is not throttled: OwnTracks would hold every
+    // later message behind a refused one.
+    if (payload.fixes.length > 0 || payload.issues.length > 0) await ctx.quota?.admit(workspaceId);
     const result = await recordTrackerPayload(
       ctx,
-      { workspaceId, deviceId: principal.kind === 'device' ? principal.deviceId : undefined },
+      {
+        workspaceId,
+        deviceId: principal.kind === 'device' ? principal.deviceId : undefined,
+        secret: presentedSecret(request),
+      },
       payload,
     );
     await ctx.quota?.record(workspaceId, result.events.length);
@@ -123,6 +123,8 @@ export async function trackerRoutes(
   app.get(
     '/ingest/osmand',
     {
+      // A HEAD request must not store a location.
+      exposeHeadRoute: false,
       config: { auth },
       ...readByAdapter,
       schema: {

@@ -10,6 +10,7 @@
  * answered 400 naming the client's field, before anything is written.
  */
 import type { GeofenceEvent } from '../events/events.repository.ts';
+import { MAX_FREE_OBJECT_DEPTH, tooDeepPath } from '../http/free-object.ts';
 import type { ValidationIssue } from '../http/validation-errors.ts';
 import { resolveDeviceRefs } from '../locations/device-refs.ts';
 import type { IngestContext } from '../locations/ingest.service.ts';
@@ -27,7 +28,16 @@ export interface TrackerContext extends IngestContext {
 export interface TrackerCaller {
   workspaceId: string;
   deviceId: string | undefined;
+  /**
+   * The credential as the request presented it. A user who typed it into another field of the app
+   * (a device name, a user name) must not find it stored with the location: such text is
+   * replaced, and a device cannot be named by it.
+   */
+  secret: string | undefined;
 }
+
+/** Contract §4.1 / §4.2: an external id is 1..255 characters, as in `/locations/batch`. */
+const MAX_EXTERNAL_ID = 255;
 
 export interface TrackerResult {
   stored: number;
@@ -43,16 +53,19 @@ export async function recordTrackerPayload(
   const issues: ValidationIssue[] = [...payload.issues];
   const parsed: ParsedLocation[] = [];
   for (const fix of payload.fixes) {
-    const result = parseLocation(locationFields(fix), now, []);
+    const metadata = caller.secret === undefined ? fix.metadata : withoutSecret(fix.metadata, caller.secret);
+    const result = parseLocation({ ...locationFields(fix), metadata }, now, []);
     if (result.ok) parsed.push(result.location);
     else issues.push(...result.issues.map((issue) => ({ ...issue, loc: clientLoc(fix, issue.loc) })));
-    if (caller.deviceId === undefined && fix.deviceExternalId === undefined) {
+    const tooDeep = tooDeepPath(metadata, MAX_FREE_OBJECT_DEPTH);
+    if (tooDeep !== undefined) {
       issues.push({
-        type: 'missing',
-        loc: fix.deviceLoc,
-        msg: 'Field required: the device identifier (or authenticate with a device token)',
+        type: 'value_error',
+        loc: [...fix.locs.metadata, ...tooDeep],
+        msg: `Objects nest at most ${MAX_FREE_OBJECT_DEPTH} levels`,
       });
     }
+    if (caller.deviceId === undefined) issues.push(...deviceIdIssues(fix, caller.secret));
   }
   if (issues.length > 0) throw trackerPayloadError(distinct(issues));
   if (parsed.length === 0) return { stored: 0, events: [] };
@@ -80,6 +93,49 @@ export async function recordTrackerPayload(
   // Only a device deleted while the request ran can be missing: its fixes cannot be stored.
   if (result.missingDevice.length > 0) throw new NotFoundError('Device');
   return { stored: result.stored.size, events: result.events };
+}
+
+/** With an API key, each fix must name its device by a usable external id. */
+function deviceIdIssues(fix: TrackerFix, secret: string | undefined): ValidationIssue[] {
+  const id = fix.deviceExternalId;
+  if (id === undefined) {
+    return [
+      {
+        type: 'missing',
+        loc: fix.deviceLoc,
+        msg: 'Field required: the device identifier (or authenticate with a device token)',
+      },
+    ];
+  }
+  if (id.length > MAX_EXTERNAL_ID) {
+    return [
+      {
+        type: 'string_too_long',
+        loc: fix.deviceLoc,
+        msg: `String should have at most ${MAX_EXTERNAL_ID} characters`,
+      },
+    ];
+  }
+  if (secret !== undefined && id.includes(secret)) {
+    return [
+      { type: 'value_error', loc: fix.deviceLoc, msg: 'The device identifier must not hold the credential' },
+    ];
+  }
+  return [];
+}
+
+/** The metadata with every text holding the credential replaced (keys are kept as sent). */
+function withoutSecret(value: Record<string, unknown>, secret: string): Record<string, unknown> {
+  if (secret === '' || !JSON.stringify(value).includes(secret)) return value;
+  const scrub = (item: unknown): unknown => {
+    if (typeof item === 'string') return item.includes(secret) ? '[redacted]' : item;
+    if (Array.isArray(item)) return item.map(scrub);
+    if (item !== null && typeof item === 'object') {
+      return Object.fromEntries(Object.entries(item).map(([key, child]) => [key, scrub(child)]));
+    }
+    return item;
+  };
+  return scrub(value) as Record<string, unknown>;
 }
 
 function locationFields(fix: TrackerFix) {

@@ -91,6 +91,7 @@ export function readOsmAndParams(
       lat: locOf(read, params, 'lat'),
       lng: locOf(read, params, 'lon'),
       timestamp: read.loc('timestamp'),
+      metadata: [Object.keys(form).length > 0 ? 'body' : 'query'],
     },
   };
   return { fixes: [fix], issues: read.issues };
@@ -143,7 +144,12 @@ export function readTraccarJson(body: Readonly<Record<string, unknown>>): Tracke
         heading: course,
         altitude,
         metadata,
-        locs: { lat: coords.loc('latitude'), lng: coords.loc('longitude'), timestamp: at.loc('timestamp') },
+        locs: {
+          lat: coords.loc('latitude'),
+          lng: coords.loc('longitude'),
+          timestamp: at.loc('timestamp'),
+          metadata: ['body', 'location'],
+        },
       },
     ],
     issues,
@@ -164,13 +170,14 @@ function locOf(read: FieldReader, params: Readonly<Record<string, unknown>>, nam
 
 /** Query text that is plainly a number or a boolean is kept as one (battery 87, charge true). */
 function typedExtras(values: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (typeof value !== 'string') out[key] = value;
-    else if (value === 'true' || value === 'false') out[key] = value === 'true';
-    else if (/^-?\d+(\.\d+)?$/.test(value) && Number.isFinite(Number(value)) && value.length < 16)
-      out[key] = Number(value);
-    else out[key] = value;
-  }
-  return out;
+  return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, typedValue(value)]));
+}
+
+/** A number without a leading zero (an id such as an RFID "0012345" stays text). */
+const PLAIN_NUMBER = /^-?(0|[1-9]\d{0,14})(\.\d+)?$/;
+
+function typedValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  return PLAIN_NUMBER.test(value) ? Number(value) : value;
 }

@@ -107,6 +107,7 @@ function readFeature(feature: unknown, index: number): TrackerPayload {
           lng: [...at, 'geometry', 'coordinates', 0],
           lat: [...at, 'geometry', 'coordinates', 1],
           timestamp: read.loc('timestamp'),
+          metadata: [...at, 'properties'],
         },
       },
     ],

@@ -66,7 +66,7 @@ export function readOwnTracks(body: unknown, headers: OwnTracksHeaders): Tracker
         heading: course,
         altitude,
         metadata,
-        locs: { lat: read.loc('lat'), lng: read.loc('lon'), timestamp: read.loc('tst') },
+        locs: { lat: read.loc('lat'), lng: read.loc('lon'), timestamp: read.loc('tst'), metadata: ['body'] },
       },
     ],
     issues: read.issues,

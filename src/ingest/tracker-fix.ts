@@ -23,7 +23,7 @@ export interface TrackerFix {
   altitude: number | null;
   /** The client's other fields (battery, motion, tracker id, …), kept as the location's metadata. */
   metadata: Record<string, unknown>;
-  locs: { lng: Loc; lat: Loc; timestamp: Loc };
+  locs: { lng: Loc; lat: Loc; timestamp: Loc; metadata: Loc };
 }
 
 /** What an adapter read from one request: its fixes, or the problems that stop it being stored. */
@@ -37,10 +37,10 @@ export function knownNonNegative(value: number | undefined): number | null {
   return value === undefined || value < 0 ? null : value;
 }
 
-/** A heading in degrees, 0 ≤ h < 360 (a client may send 360 or −90); negative -1 is "unknown". */
+/** A heading in degrees, 0 ≤ h < 360 (360 is north again); a negative one is "unknown". */
 export function heading(value: number | undefined): number | null {
-  if (value === undefined || value === -1) return null;
-  return ((value % 360) + 360) % 360;
+  if (value === undefined || value < 0) return null;
+  return value % 360;
 }
 
 /** The fields not mapped onto the location's own columns, in the order the client sent them. */
@@ -48,9 +48,8 @@ export function extras(
   source: Readonly<Record<string, unknown>>,
   mapped: ReadonlySet<string>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(source)) {
-    if (!mapped.has(key) && value !== undefined) out[key] = value;
-  }
-  return out;
+  // fromEntries defines each key as an own property: a client's `__proto__` stays a plain key.
+  return Object.fromEntries(
+    Object.entries(source).filter(([key, value]) => !mapped.has(key) && value !== undefined),
+  );
 }

@@ -43,7 +43,7 @@ export function rateLimitHeaders(decision: ApiKeyLimitDecision): Record<string, 
 
 export function apiKeyLimitExceeded(decision: ApiKeyLimitDecision): RateLimitExceededError {
   return new RateLimitExceededError(
-    `API rate limit of ${decision.limit} requests per hour exceeded for this API key; retry in ${decision.resetSeconds} s`,
+    `API rate limit of ${decision.limit} requests per hour exceeded for this API key (or device token); retry in ${decision.resetSeconds} s`,
     decision.resetSeconds,
     decision.limit,
     API_KEY_PERIOD_SECONDS,

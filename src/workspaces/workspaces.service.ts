@@ -60,7 +60,7 @@ import type { WorkspaceRole } from './workspaces.tables.ts';
 export interface MembershipCaches {
   forgetUser(userId: string): void;
   forgetAllSessions(): void;
-  forgetCredentials(): void;
+  forgetApiKeys(): void;
 }
 
 /**
@@ -147,7 +147,7 @@ export async function removeWorkspace(
   assertOwner(await reachWorkspace(ctx.db, caller, workspaceId), 'delete a workspace');
   await deleteWorkspace(ctx.db, workspaceId);
   ctx.authenticator.forgetAllSessions();
-  ctx.authenticator.forgetCredentials();
+  ctx.authenticator.forgetApiKeys();
   ctx.geofenceIndexes?.forget(workspaceId);
 }
 
@@ -251,7 +251,7 @@ export async function changeMemberRole(
   });
   ctx.authenticator.forgetAllSessions();
   // The member's keys act with the member's role now (contract §2.3): on every node at once.
-  ctx.authenticator.forgetCredentials();
+  ctx.authenticator.forgetApiKeys();
   const updated = await findMember(ctx.db, workspaceId, userId);
   if (!updated) throw new NotFoundError('Member');
   return updated;
@@ -282,7 +282,7 @@ export async function removeMember(
     return revokeKeysCreatedBy(trx, workspaceId, userId, ctx.clock.now());
   });
   ctx.authenticator.forgetAllSessions();
-  ctx.authenticator.forgetCredentials();
+  ctx.authenticator.forgetApiKeys();
   for (const key of revoked) await noticeKeyRevoked(ctx, workspaceId, key, member.email);
 }
 

@@ -191,11 +191,25 @@ describe('device tokens', () => {
       'INSUFFICIENT_PERMISSIONS',
       'devices:read key lists',
     );
-    const writer = await createApiKey(t, jwt.token, ['devices:write']);
+    // A key that manages devices but may not write locations cannot mint itself a location writer.
+    const deviceManager = await createApiKey(t, jwt.token, ['devices:write']);
+    const escalation = expectError(
+      await call(t, `/devices/${device.id}/tokens`, { apiKey: deviceManager.key, body: { name: 'x' } }),
+      403,
+      'INSUFFICIENT_PERMISSIONS',
+      'devices:write key without locations:write creates',
+    );
+    assert.match(String(escalation.detail), /requires scope locations:write/);
+    expectStatus(
+      await call(t, `/devices/${device.id}/tokens`, { apiKey: deviceManager.key }),
+      200,
+      'devices:write key lists',
+    );
+    const writer = await createApiKey(t, jwt.token, ['devices:write', 'locations:write']);
     const made = expectStatus<CreatedDeviceToken>(
       await call(t, `/devices/${device.id}/tokens`, { apiKey: writer.key, body: { name: 'by key' } }),
       201,
-      'devices:write key creates',
+      'devices:write + locations:write key creates',
     );
     assert.match(made.token, /^gf_dev_/);
 

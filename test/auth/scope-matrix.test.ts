@@ -212,7 +212,19 @@ describe('scope matrix derived from the OpenAPI document', () => {
           assert.match(String(body.detail), new RegExp(`requires scope ${required}`));
         }
 
-        const onlyIt = await keyWith([required]);
+        // An operation needing more than its scope (`x-required-scope-also`) is tried with those too.
+        const also = op.operation['x-required-scope-also'] ?? [];
+        if (also.length > 0) {
+          const withoutAlso = await keyWith([required]);
+          const body = expectError(
+            await callOperation(t, doc, op, ownPathValues(op), { apiKey: withoutAlso }, { pickEnum }),
+            403,
+            'INSUFFICIENT_PERMISSIONS',
+            `${op.label} with ${required} but not ${also.join(', ')}`,
+          );
+          assert.match(String(body.detail), new RegExp(`requires scope ${also[0]}`));
+        }
+        const onlyIt = await keyWith([required, ...also]);
         const admitted = await callOperation(t, doc, op, ownPathValues(op), { apiKey: onlyIt }, { pickEnum });
         assert.ok(
           admitted.statusCode !== 401 && admitted.statusCode !== 403,

@@ -50,6 +50,7 @@ describe(`storage on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
       'account_settings',
       'api_keys',
       'auth_sessions',
+      'device_tokens',
       'devices',
       'email_outbox',
       'event_outbox',

@@ -262,6 +262,7 @@ export interface OpenApiOperation {
   requestBody?: { required?: boolean; content: Record<string, { schema: OpenApiSchema }> };
   security?: Array<Record<string, string[]>>;
   'x-required-scope'?: string | null;
+  'x-required-scope-also'?: string[];
   /** The scope an API key needs when the service checks more than the route-level scope. */
   'x-api-key-scope'?: string;
   /** Any one of these scopes admits the caller (`x-required-scope` is then null). */

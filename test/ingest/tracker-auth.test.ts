@@ -27,10 +27,10 @@ import {
 
 type Route = 'owntracks' | 'osmand' | 'overland';
 /** How the credential travels. */
-type Carrier = 'bearer' | 'x-api-key' | 'basic' | 'basic-user-only' | 'query';
+type Carrier = 'bearer' | 'x-api-key' | 'basic' | 'query' | 'query-behind-proxy-basic';
 
 const ROUTES: Route[] = ['owntracks', 'osmand', 'overland'];
-const CARRIERS: Carrier[] = ['bearer', 'x-api-key', 'basic', 'basic-user-only', 'query'];
+const CARRIERS: Carrier[] = ['bearer', 'x-api-key', 'basic', 'query', 'query-behind-proxy-basic'];
 const ANSWER: Record<Route, unknown> = {
   owntracks: [],
   osmand: { result: 'ok' },
@@ -78,8 +78,10 @@ function withCredential(request: RawRequest, carrier: Carrier, secret: string): 
   if (carrier === 'bearer') headers.authorization = `Bearer ${secret}`;
   if (carrier === 'x-api-key') headers['x-api-key'] = secret;
   if (carrier === 'basic') headers.authorization = basic('anna', secret);
-  if (carrier === 'basic-user-only') headers.authorization = basic(secret, '');
-  if (carrier === 'query')
+  // A reverse proxy's own Basic login in front of the service: its password is not ours, so the
+  // `token` parameter still decides.
+  if (carrier === 'query-behind-proxy-basic') headers.authorization = basic('proxy-user', 'proxy password');
+  if (carrier === 'query' || carrier === 'query-behind-proxy-basic')
     path = `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(secret)}`;
   return { ...request, headers, path };
 }
@@ -209,6 +211,15 @@ describe('tracker route credentials', () => {
         await send(t, tokenAsUser),
         `${route} with the token as user and a wrong password`,
       );
+      // The token as the user name with no password: the user name is never the credential (OwnTracks
+      // sends it on in X-Limit-U and topic, which are stored with the location).
+      expectUnauthenticated(
+        await send(t, {
+          ...trackerRequest(route, 0),
+          headers: { ...trackerRequest(route, 0).headers, authorization: basic(token, '') },
+        }),
+        `${route} with the token as the user name only`,
+      );
       const noColon = {
         ...trackerRequest(route, 0),
         headers: {
@@ -258,6 +269,15 @@ describe('tracker route credentials', () => {
       body: JSON.stringify({ _type: 'location', lat: 45, lon: 7, tst: fixSeconds(1) }),
     });
     expectAnswer(first, [], 'token between other parameters');
+    // The parameter's name percent-encoded is still `token` to the server, and to the redaction.
+    expectAnswer(
+      await send(t, {
+        method: 'GET',
+        path: `/ingest/osmand?id=gl&lat=45&lon=7&timestamp=${fixSeconds(2)}&tok%65n=${token}`,
+      }),
+      { result: 'ok' },
+      'an encoded parameter name',
+    );
     const revoked = await call(t.h.t, `/devices/${device.id}/tokens/${tokenId}`, {
       token: t.h.token,
       method: 'DELETE',
@@ -285,7 +305,7 @@ describe('tracker route credentials', () => {
       .slice(from)
       .map((line) => line.url)
       .filter((url): url is string => typeof url === 'string' && url.includes('/ingest/'));
-    assert.ok(urls.length >= 6, `one line per request: ${JSON.stringify(urls)}`);
-    for (const url of urls) assert.match(url, /token=\[redacted\]/, url);
+    assert.ok(urls.length >= 7, `one line per request: ${JSON.stringify(urls)}`);
+    for (const url of urls) assert.match(url, /(token|tok%65n)=\[redacted\]/, url);
   });
 });

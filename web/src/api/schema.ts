@@ -240,7 +240,7 @@ export interface paths {
     get: operations["listDeviceTokens"];
     /**
      * Create a device token; the token is shown once
-     * @description A device token writes this device's locations and nothing else: `POST /devices/{device_id}/locations`, `POST /locations/batch` (items of this device) and the tracker routes under `/ingest/`. Any other route answers it 403, another device's location route 404. Send it as `Authorization: Bearer`, `X-API-Key`, or on the tracker routes as the HTTP Basic password or the `token` query parameter. It is rate-limited per token like an API key, and deleting the device revokes it. Put one on each phone: a leaked phone's token can report only that phone.
+     * @description A device token writes this device's locations and nothing else: `POST /devices/{device_id}/locations`, `POST /locations/batch` (items of this device) and the tracker routes under `/ingest/`. Any other route answers it 403, another device's location route 404. Send it as `Authorization: Bearer`, `X-API-Key`, or on the tracker routes as the HTTP Basic password or the `token` query parameter. It is rate-limited per token like an API key, and deleting the device revokes it. Put one on each phone: a leaked phone's token can report only that phone. Creating one needs `locations:write` besides `devices:write`.
      */
     post: operations["createDeviceToken"];
   };
@@ -6919,7 +6919,7 @@ export interface operations {
   };
   /**
    * Create a device token; the token is shown once
-   * @description A device token writes this device's locations and nothing else: `POST /devices/{device_id}/locations`, `POST /locations/batch` (items of this device) and the tracker routes under `/ingest/`. Any other route answers it 403, another device's location route 404. Send it as `Authorization: Bearer`, `X-API-Key`, or on the tracker routes as the HTTP Basic password or the `token` query parameter. It is rate-limited per token like an API key, and deleting the device revokes it. Put one on each phone: a leaked phone's token can report only that phone.
+   * @description A device token writes this device's locations and nothing else: `POST /devices/{device_id}/locations`, `POST /locations/batch` (items of this device) and the tracker routes under `/ingest/`. Any other route answers it 403, another device's location route 404. Send it as `Authorization: Bearer`, `X-API-Key`, or on the tracker routes as the HTTP Basic password or the `token` query parameter. It is rate-limited per token like an API key, and deleting the device revokes it. Put one on each phone: a leaked phone's token can report only that phone. Creating one needs `locations:write` besides `devices:write`.
    */
   createDeviceToken: {
     parameters: {
