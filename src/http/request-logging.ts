@@ -1,13 +1,30 @@
 /**
  * One structured line per request (Fastify's own two lines per request are turned off): request id,
- * route template, status, duration; the same hook records the request in the per-route metrics. Headers and bodies are never logged, nor a `token` in the query, so credentials cannot leak;
- * pino's redaction in `src/logger.ts` covers anything logged by hand.
+ * route template, status, duration; the same hook records the request in the per-route metrics.
+ * Headers and bodies are never logged, nor a `token` in the query, so credentials cannot leak;
+ * pino's redaction in `src/logger.ts` covers anything logged by hand. A route declaring
+ * `config.logQueryValues: false` (the tracker routes, whose query is a person's position) has its
+ * query logged by parameter names only.
  */
 import type { FastifyInstance } from 'fastify';
 import type { HttpMetrics } from './metrics.ts';
 import { logRequest, type RequestLogEntry } from './request-log-line.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the request log names the query's parameters but not their values. */
+    logQueryValues?: boolean;
+  }
+}
+
 export function registerRequestLogging(app: FastifyInstance, metrics: HttpMetrics): void {
+  // Decided when each route is added (no request reads its route's config, ADR 012).
+  const quietQueries = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    if ((route.config as { logQueryValues?: boolean } | undefined)?.logQueryValues === false) {
+      quietQueries.add(route.url);
+    }
+  });
   // Callback-style hooks: on the hot path they avoid a promise per request per hook.
   // The header is set as the request arrives rather than in onSend: a header set early survives every
   // later path (401 from route auth, 4xx from parsing, the error handler), and one onSend hook fewer
@@ -27,7 +44,10 @@ export function registerRequestLogging(app: FastifyInstance, metrics: HttpMetric
     const entry: RequestLogEntry = {
       method: request.method,
       route: route ?? null,
-      url: withoutToken(request.url),
+      url:
+        route !== undefined && quietQueries.has(route)
+          ? withoutQueryValues(request.url)
+          : withoutToken(request.url),
       status,
       durationMs: Math.round(elapsedMs * 100) / 100,
     };
@@ -65,4 +85,15 @@ function decodedName(name: string): string {
   } catch {
     return name;
   }
+}
+
+/** The URL with every query value replaced: `?id=[redacted]&lat=[redacted]…`. */
+export function withoutQueryValues(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const names = url
+    .slice(query + 1)
+    .split('&')
+    .map((part) => `${part.split('=', 1)[0]}=[redacted]`);
+  return `${url.slice(0, query + 1)}${names.join('&')}`;
 }

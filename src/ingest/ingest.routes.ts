@@ -82,7 +82,7 @@ export async function trackerRoutes(
   app.post(
     '/ingest/owntracks',
     {
-      config: { auth },
+      config: { auth, logQueryValues: false },
       ...readByAdapter,
       schema: {
         operationId: 'ingestOwnTracks',
@@ -125,7 +125,7 @@ export async function trackerRoutes(
     {
       // A HEAD request must not store a location.
       exposeHeadRoute: false,
-      config: { auth },
+      config: { auth, logQueryValues: false },
       ...readByAdapter,
       schema: {
         operationId: 'ingestOsmAndQuery',
@@ -145,7 +145,7 @@ export async function trackerRoutes(
   app.post(
     '/ingest/osmand',
     {
-      config: { auth },
+      config: { auth, logQueryValues: false },
       ...readByAdapter,
       schema: {
         operationId: 'ingestOsmAnd',
@@ -179,7 +179,7 @@ export async function trackerRoutes(
   app.post(
     '/ingest/overland',
     {
-      config: { auth },
+      config: { auth, logQueryValues: false },
       ...readByAdapter,
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
       schema: {

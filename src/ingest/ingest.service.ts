@@ -89,9 +89,10 @@ export async function recordTrackerPayload(
     ctx,
     caller.workspaceId,
     parsed.map((location, ref) => ({ ref, deviceId: deviceIds[ref] ?? '', location })),
+    // Only a device deleted while the request ran can be missing: then nothing of the batch is
+    // stored, since the app sends the whole batch again.
+    { allOrNone: true },
   );
-  // Only a device deleted while the request ran can be missing: its fixes cannot be stored.
-  if (result.missingDevice.length > 0) throw new NotFoundError('Device');
   return { stored: result.stored.size, events: result.events };
 }
 

@@ -29,6 +29,7 @@ import {
 } from '../events/events.repository.ts';
 import type { GeofenceIndexRegistry } from '../geofences/geofence-index-registry.ts';
 import type { Clock } from '../shared/clock.ts';
+import { NotFoundError } from '../shared/errors.ts';
 import { saveSummaries, sessionsByIds } from '../tracking/sessions.repository.ts';
 import { addEventUsage, usagePeriod } from '../usage/usage.repository.ts';
 import type { ContainmentIndex } from './evaluate.ts';
@@ -80,6 +81,11 @@ export async function ingestLocations(
   ctx: IngestContext,
   workspaceId: string,
   items: readonly IngestItem[],
+  /**
+   * A request stored whole or not at all (a tracker's batch, ADR 021): a missing device fails the
+   * transaction (NotFoundError) instead of being reported beside the stored items.
+   */
+  options: { allOrNone?: boolean } = {},
 ): Promise<IngestResult> {
   if (items.length === 0) return { stored: new Map(), missingDevice: [], eventsByRef: new Map(), events: [] };
   const index: ContainmentIndex = await ctx.registry.indexFor(workspaceId);
@@ -95,6 +101,7 @@ export async function ingestLocations(
         ? await readDwellState(trx, ctx.capabilities, workspaceId, [...devices.keys()])
         : undefined;
     const plan = planDevices(workspaceId, items, devices, index, now, dwell);
+    if (options.allOrNone === true && plan.missingDevice.length > 0) throw new NotFoundError('Device');
     const sessionIds = plan.devices.flatMap((d) =>
       d.device.activeSessionId ? [d.device.activeSessionId] : [],
     );

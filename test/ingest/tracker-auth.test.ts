@@ -306,6 +306,11 @@ describe('tracker route credentials', () => {
       .map((line) => line.url)
       .filter((url): url is string => typeof url === 'string' && url.includes('/ingest/'));
     assert.ok(urls.length >= 7, `one line per request: ${JSON.stringify(urls)}`);
-    for (const url of urls) assert.match(url, /(token|tok%65n)=\[redacted\]/, url);
+    for (const url of urls) {
+      assert.match(url, /(token|tok%65n)=\[redacted\]/, url);
+      // The query is a person's position: its values are not logged, its names are.
+      assert.equal(/lat=\d/.test(url), false, url);
+      if (url.includes('lat=')) assert.match(url, /lat=\[redacted\]&lon=\[redacted\]/, url);
+    }
   });
 });
