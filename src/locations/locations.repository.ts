@@ -155,6 +155,36 @@ export async function listLocations(
   return { locations: rows.map(toLocation), total: Number(count.n) };
 }
 
+/**
+ * The fixes already stored among `fixes` (device and timestamp; a device is not at two places at
+ * one moment), for a tracker's batch sent again (ADR 021). One read over the per-device history
+ * index, between the batch's first and last times.
+ */
+export async function storedFixes(
+  db: Executor,
+  workspaceId: string,
+  fixes: ReadonlyArray<{ deviceId: string; recordedAt: Date }>,
+): Promise<Set<string>> {
+  if (fixes.length === 0) return new Set();
+  const times = fixes.map((f) => f.recordedAt.getTime());
+  // A second either side: a timestamp stored as text in another form still falls inside.
+  const from = new Date(Math.min(...times) - 1000);
+  const to = new Date(Math.max(...times) + 1000);
+  const rows = await db
+    .selectFrom('locations')
+    .select(['device_id', 'recorded_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('device_id', 'in', [...new Set(fixes.map((f) => f.deviceId))])
+    .where('recorded_at', '>=', from)
+    .where('recorded_at', '<=', to)
+    .execute();
+  return new Set(rows.map((r) => fixKey(r.device_id, toDate(r.recorded_at))));
+}
+
+export function fixKey(deviceId: string, recordedAt: Date): string {
+  return `${deviceId} ${recordedAt.getTime()}`;
+}
+
 /** Every workspace that has stored locations could hold old ones; retention walks them one by one. */
 export async function workspaceIdsWithDevices(db: Executor): Promise<string[]> {
   const rows = await db.selectFrom('devices').select('workspace_id').distinct().execute();

@@ -3,7 +3,8 @@
  * even when a user typed it into another field of the app; device ids within the external id's
  * 255 characters (a longer one was a database error on PostgreSQL); Fastify's prototype-poisoning
  * rule as on every JSON route; free-form metadata at most 16 levels deep; a HEAD request stores
- * nothing; ids with leading zeros stay text; a negative heading is unknown.
+ * nothing; ids with leading zeros stay text; a negative heading is unknown; a batch sent again is
+ * stored once.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -162,5 +163,32 @@ describe('tracker routes: what they keep out', () => {
     assert.equal(stored.heading, null);
     assert.equal(stored.metadata.driverUniqueId, '0012345');
     assert.equal(stored.metadata.rpm, 933);
+  });
+
+  test('an Overland batch sent again, or a point twice in one batch, is stored once', async () => {
+    const { t } = fixture;
+    const { device, token } = await trackedDevice(t);
+    const point = (step: number) => ({
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [7 + step / 1000, 45] },
+      properties: { timestamp: fixIsoSeconds(step), speed: 3, horizontal_accuracy: 10 },
+    });
+    const batch = (steps: number[]) =>
+      send(t, {
+        method: 'POST',
+        path: '/ingest/overland',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ locations: steps.map(point) }),
+      });
+    expectAnswer(await batch([0, 1, 2, 2]), { result: 'ok' }, 'first send, one point twice');
+    assert.equal(await locationCount(t, device.id), 3);
+    expectAnswer(await batch([0, 1, 2]), { result: 'ok' }, 'the same batch again');
+    expectAnswer(await batch([2, 3, 4]), { result: 'ok' }, 'overlapping the last one');
+    assert.equal(await locationCount(t, device.id), 5);
+    const stored = await locationsOf(t, device.id);
+    assert.deepEqual(
+      stored.map((l) => l.out_of_order),
+      [false, false, false, false, false],
+    );
   });
 });
