@@ -33,7 +33,10 @@ function toDeviceToken(row: DeviceTokenRow): DeviceToken {
   };
 }
 
-/** Whether the device is the workspace's (tokens are made only for such devices). */
+/**
+ * Whether the device is the workspace's (tokens are made only for such devices). devices/ has the
+ * same read, but auth/ comes before devices/ in the folders' import order (docs/architecture.md).
+ */
 export async function deviceOfWorkspace(
   db: Executor,
   workspaceId: string,

@@ -215,8 +215,8 @@ describe('cross-node buses drop their caches when Redis comes back', () => {
       await redis.stop();
       await waitUntil(() => connection.status !== 'ready');
       await redis.start();
-      await waitUntil(() => heard.length >= 3);
-      assert.deepEqual(heard.sort(), ['all_sessions', 'api_keys', 'plans']);
+      await waitUntil(() => heard.length >= 4);
+      assert.deepEqual(heard.sort(), ['all_sessions', 'api_keys', 'device_tokens', 'plans']);
     } finally {
       await auth.close();
       await plans.close();
