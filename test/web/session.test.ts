@@ -95,6 +95,14 @@ describe('dashboard: session', () => {
       const createAnswer = page.waitForResponse(
         (r) => r.url().endsWith('/api/v1/account/api-keys') && r.request().method() === 'POST',
       );
+      // The page lists the keys again after creating one; that answer must be in before the session
+      // is ended below, or the list would meet the ended session.
+      const listAnswer = page.waitForResponse(
+        (r) =>
+          r.url().includes('/api/v1/account/api-keys?') &&
+          r.request().method() === 'GET' &&
+          r.request().headers().authorization === `Bearer ${second.access_token}`,
+      );
       await page.getByLabel('Name').fill('After the refresh');
       await page.getByRole('checkbox', { name: 'Everything' }).check();
       await page.getByRole('button', { name: 'Create key' }).click();
@@ -102,6 +110,7 @@ describe('dashboard: session', () => {
       assert.equal(created.status(), 201);
       assert.equal(created.request().headers().authorization, `Bearer ${second.access_token}`);
       await page.getByTestId('new-api-key').waitFor();
+      assert.equal((await listAnswer).status(), 200);
       assert.equal(refreshes.length, 1, 'one refresh');
 
       // The replaced refresh token is refused; presenting it ends the whole session (reuse).
