@@ -17,7 +17,6 @@ import type { IngestContext } from '../locations/ingest.service.ts';
 import { ingestLocations } from '../locations/ingest.service.ts';
 import type { IngestCoalescer } from '../locations/ingest-coalescer.ts';
 import { type ParsedLocation, parseLocation } from '../locations/location-input.ts';
-import { fixKey, storedFixes } from '../locations/locations.repository.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import type { TrackerFix, TrackerPayload } from './tracker-fix.ts';
 
@@ -86,27 +85,14 @@ export async function recordTrackerPayload(
     if (!location) throw new NotFoundError('Device');
     return { stored: 1, events };
   }
-  // A batch sent again (the app timed out waiting for the answer) or twice in one request is
-  // stored once: fixes already stored are left out, and the answer is still "ok".
-  const items = parsed.map((location, ref) => ({ ref, deviceId: deviceIds[ref] ?? '', location }));
-  const stored = await storedFixes(
-    ctx.db,
-    caller.workspaceId,
-    items.map((i) => ({ deviceId: i.deviceId, recordedAt: i.location.recordedAt })),
-  );
-  const fresh = items.filter((item) => {
-    const key = fixKey(item.deviceId, item.location.recordedAt);
-    if (stored.has(key)) return false;
-    stored.add(key);
-    return true;
-  });
   const result = await ingestLocations(
     ctx,
     caller.workspaceId,
-    fresh,
+    parsed.map((location, ref) => ({ ref, deviceId: deviceIds[ref] ?? '', location })),
     // Only a device deleted while the request ran can be missing: then nothing of the batch is
-    // stored, since the app sends the whole batch again.
-    { allOrNone: true },
+    // stored, since the app sends the whole batch again. A batch sent again (the app timed out
+    // waiting for the answer) is stored once: fixes already stored are left out.
+    { allOrNone: true, dropStored: true },
   );
   return { stored: result.stored.size, events: result.events };
 }

@@ -14,10 +14,11 @@
  */
 import type { CountLimiter } from '../billing/count-limits.ts';
 import type { Db, DialectCapabilities } from '../db/database.ts';
-import { withTransaction } from '../db/transaction.ts';
+import { type Trx, withTransaction } from '../db/transaction.ts';
 import { writesWithCommit } from '../db/writes-with-commit.ts';
 import {
   type DeviceTrackingState,
+  type LockedDevice,
   lockDevices,
   saveInsideSets,
 } from '../devices/device-tracking.repository.ts';
@@ -34,7 +35,7 @@ import { saveSummaries, sessionsByIds } from '../tracking/sessions.repository.ts
 import { addEventUsage, usagePeriod } from '../usage/usage.repository.ts';
 import type { ContainmentIndex } from './evaluate.ts';
 import { buildRows, type IngestItem, planDevices } from './ingest-plan.ts';
-import { insertLocations, type StoredLocation } from './locations.repository.ts';
+import { fixKey, insertLocations, type StoredLocation, storedFixes } from './locations.repository.ts';
 import { readDwellState, writePresence } from './presence.repository.ts';
 
 export type { IngestItem } from './ingest-plan.ts';
@@ -80,13 +81,16 @@ export interface IngestResult {
 export async function ingestLocations(
   ctx: IngestContext,
   workspaceId: string,
-  items: readonly IngestItem[],
+  allItems: readonly IngestItem[],
   /**
    * A request stored whole or not at all (a tracker's batch, ADR 021): a missing device fails the
-   * transaction (NotFoundError) instead of being reported beside the stored items.
+   * transaction (NotFoundError) instead of being reported beside the stored items. `dropStored`:
+   * items already stored (same device, same timestamp) or repeated in `items` are left out (see
+   * withoutStored).
    */
-  options: { allOrNone?: boolean } = {},
+  options: { allOrNone?: boolean; dropStored?: boolean } = {},
 ): Promise<IngestResult> {
+  let items = allItems;
   if (items.length === 0) return { stored: new Map(), missingDevice: [], eventsByRef: new Map(), events: [] };
   const index: ContainmentIndex = await ctx.registry.indexFor(workspaceId);
 
@@ -95,6 +99,7 @@ export async function ingestLocations(
     // Read, under the devices' row locks.
     const deviceIds = [...new Set(items.map((i) => i.deviceId))];
     const devices = await lockDevices(trx, ctx.capabilities, workspaceId, deviceIds);
+    if (options.dropStored === true) items = await withoutStored(trx, workspaceId, items, devices);
     // Stored dwell timers matter only where some geofence sets a rule (contract §4.5).
     const dwell =
       index.hasRules === true
@@ -148,5 +153,37 @@ export async function ingestLocations(
     if (timer) ctx.afterTimer?.();
     if (result.stored.size > 0) ctx.onCommitted?.({ workspaceId, devices: states, events: result.events });
     return result;
+  });
+}
+
+/**
+ * A batch without the items already stored, for a client that sends a batch again when its answer
+ * was lost (ADR 021). Only an item no newer than its device's newest evaluated location can be
+ * stored already, so a batch of new fixes, the usual case, costs no read at all; otherwise one
+ * read over the per-device history index finds them. Repeats within the batch are left out too.
+ */
+async function withoutStored(
+  trx: Trx,
+  workspaceId: string,
+  items: readonly IngestItem[],
+  devices: ReadonlyMap<string, LockedDevice>,
+): Promise<IngestItem[]> {
+  const older = items.filter((item) => {
+    const newest = devices.get(item.deviceId)?.lastEvaluatedAt;
+    return newest != null && item.location.recordedAt.getTime() <= newest.getTime();
+  });
+  const seen =
+    older.length === 0
+      ? new Set<string>()
+      : await storedFixes(
+          trx,
+          workspaceId,
+          older.map((item) => ({ deviceId: item.deviceId, recordedAt: item.location.recordedAt })),
+        );
+  return items.filter((item) => {
+    const key = fixKey(item.deviceId, item.location.recordedAt);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }

@@ -4,7 +4,7 @@ import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, json, toBool, toDate, toIso } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
-import type { StatementRunner } from '../db/statements.ts';
+import { residualEquals, type StatementRunner } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import { type LocationsTable, locationWrites } from './locations.tables.ts';
 
@@ -173,7 +173,8 @@ export async function storedFixes(
   const rows = await db
     .selectFrom('locations')
     .select(['device_id', 'recorded_at'])
-    .where('workspace_id', '=', workspaceId)
+    // A residual filter: the per-device history index must be the one used, not the workspace's.
+    .where(residualEquals('workspace_id', workspaceId))
     .where('device_id', 'in', [...new Set(fixes.map((f) => f.deviceId))])
     .where('recorded_at', '>=', from)
     .where('recorded_at', '<=', to)
