@@ -74,6 +74,11 @@ interface ApiKeyState {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The token of an `Authorization: Bearer …` header; undefined for any other form. */
+export function bearerToken(header: string): string | undefined {
+  return BEARER.exec(header)?.[1];
+}
+
 export interface Credentials {
   authorization?: string | undefined;
   apiKey?: string | undefined;
@@ -162,9 +167,8 @@ export class Authenticator {
     if (credentials.apiKey !== undefined) return this.authenticateSecret(credentials.apiKey);
     const header = credentials.authorization;
     if (header === undefined) return undefined;
-    const match = BEARER.exec(header);
-    if (!match?.[1]) throw new InvalidAuthTokenError();
-    const token = match[1];
+    const token = bearerToken(header);
+    if (!token) throw new InvalidAuthTokenError();
     if (looksLikeApiKey(token) || looksLikeDeviceToken(token)) return this.authenticateSecret(token);
     return this.authenticateJwt(token);
   }

@@ -11,7 +11,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { InvalidAuthTokenError } from '../shared/errors.ts';
-import type { Credentials } from './authenticator.ts';
+import { bearerToken, type Credentials } from './authenticator.ts';
 import { looksLikeApiKey, looksLikeDeviceToken } from './secret-tokens.ts';
 
 const BASIC = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i;
@@ -67,7 +67,7 @@ export function presentedSecret(request: FastifyRequest): string | undefined {
   if (found.kind === 'secret') return found.secret;
   if (found.kind === 'none') return undefined;
   const { apiKey, authorization } = found.credentials;
-  return apiKey ?? (authorization === undefined ? undefined : /^Bearer\s+(\S+)/i.exec(authorization)?.[1]);
+  return apiKey ?? (authorization === undefined ? undefined : bearerToken(authorization));
 }
 
 function trackerCredentialOrNone(request: FastifyRequest): TrackerCredential {

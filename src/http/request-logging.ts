@@ -65,18 +65,26 @@ export function withoutToken(url: string): string {
   const query = url.indexOf('?');
   // Most URLs have no query, or none that could name a token: returned as they are.
   if (query < 0 || !/token|%/.test(url.slice(query))) return url;
-  return (
-    url.slice(0, query + 1) +
-    url
-      .slice(query + 1)
-      .split('&')
-      .map((part) => {
-        const equals = part.indexOf('=');
-        const name = equals < 0 ? part : part.slice(0, equals);
-        return decodedName(name) === 'token' ? `${name}=[redacted]` : part;
-      })
-      .join('&')
-  );
+  return redactQuery(url, query, (name) => decodedName(name) === 'token');
+}
+
+/** The URL with every query value replaced: `?id=[redacted]&lat=[redacted]…`. */
+export function withoutQueryValues(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : redactQuery(url, query, () => true);
+}
+
+/** `name=[redacted]` for each parameter (of the query starting at `query`) whose name `redacts`. */
+function redactQuery(url: string, query: number, redacts: (name: string) => boolean): string {
+  const parts = url
+    .slice(query + 1)
+    .split('&')
+    .map((part) => {
+      const equals = part.indexOf('=');
+      const name = equals < 0 ? part : part.slice(0, equals);
+      return redacts(name) ? `${name}=[redacted]` : part;
+    });
+  return `${url.slice(0, query + 1)}${parts.join('&')}`;
 }
 
 function decodedName(name: string): string {
@@ -85,15 +93,4 @@ function decodedName(name: string): string {
   } catch {
     return name;
   }
-}
-
-/** The URL with every query value replaced: `?id=[redacted]&lat=[redacted]…`. */
-export function withoutQueryValues(url: string): string {
-  const query = url.indexOf('?');
-  if (query < 0) return url;
-  const names = url
-    .slice(query + 1)
-    .split('&')
-    .map((part) => `${part.split('=', 1)[0]}=[redacted]`);
-  return `${url.slice(0, query + 1)}${names.join('&')}`;
 }
