@@ -61,7 +61,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
-  const csp = contentSecurityPolicy(deps.config.mapTileUrl);
+  const csp = contentSecurityPolicy(deps.config);
   registerErrorHandling(
     app,
     (_method, url) => routes.allowedMethods(url),
@@ -89,6 +89,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     files: deps.dashboardFiles,
     mapTileUrl: deps.config.mapTileUrl,
     mapTileAttribution: deps.config.mapTileAttribution,
+    geocoderUrl: deps.config.geocoderUrl,
   });
   const { identity } = deps;
   await app.register(

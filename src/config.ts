@@ -64,6 +64,11 @@ export interface Config {
   /** The dashboard's map tiles (MAP_TILE_URL, `{z}/{x}/{y}` template); unset = a graticule on a plain background. */
   mapTileUrl: string | undefined;
   mapTileAttribution: string | undefined;
+  /**
+   * A Nominatim-compatible search API (GEOCODER_URL, e.g. `https://nominatim.example.org/search`)
+   * the dashboard's "Go to" box asks for places; its origin is allowed in the CSP's connect-src.
+   */
+  geocoderUrl: string | undefined;
   /** The built dashboard (DASHBOARD_DIR, default `web/dist` of the package). */
   dashboardDir: string;
   /** Between keepalive comments of an open GET /stream (STREAM_KEEPALIVE_INTERVAL, default 15s; ADR 016). */
@@ -185,6 +190,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`MAP_TILE_URL must be an http(s) URL template with {z}, {x} and {y}, got "${mapTileUrl}"`);
   }
 
+  const geocoderUrl = read('GEOCODER_URL');
+  const geocoderProblem = geocoderUrl === undefined ? undefined : checkGeocoderUrl(geocoderUrl);
+  if (geocoderProblem) problems.push(geocoderProblem);
+
   const logLevel = (read('LOG_LEVEL') ?? 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -223,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowActionTimeoutMs: durationMs('WORKFLOW_ACTION_TIMEOUT', 30_000),
     mapTileUrl,
     mapTileAttribution: read('MAP_TILE_ATTRIBUTION'),
+    geocoderUrl,
     dashboardDir: path.resolve(read('DASHBOARD_DIR') ?? path.join(import.meta.dirname, '../web/dist')),
     streamKeepaliveMs: durationMs('STREAM_KEEPALIVE_INTERVAL', 15_000),
     shutdownGraceMs: int('SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
@@ -239,6 +249,21 @@ export function parseDatabaseUrl(url: string): DatabaseTarget | undefined {
     return file === '' ? undefined : { kind: 'sqlite', path: path.resolve(file) };
   }
   if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
+  return undefined;
+}
+
+/**
+ * Why a geocoder URL cannot be used, or undefined. Browsers call it directly (the server never
+ * does, so it opens no request forgery path): it must be an absolute http(s) URL, and carries no
+ * credentials, since every visitor of the dashboard reads it from `/config.json`.
+ */
+function checkGeocoderUrl(value: string): string | undefined {
+  const url = URL.parse(value);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    return `GEOCODER_URL must be an http(s) URL like https://nominatim.example.org/search, got "${value}"`;
+  }
+  // The value is not repeated: it holds a secret.
+  if (url.username || url.password) return 'GEOCODER_URL must not contain a user name or password';
   return undefined;
 }
 

@@ -217,7 +217,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     logger,
     send: (email, requestedAt) => sendPasswordReset(identity, email, requestedAt),
   });
-  const notifier = new Notifier({ db, mailer, clock });
+  const notifier = new Notifier({ db, mailer, clock, publicUrl: config.publicUrl });
   const billing = createBilling({ config, db, clock, logger, redis, windows, notifier });
   const stream = await createStreamHub({ config, database, redis, logger });
   const streamPublisher = new StreamPublisher({

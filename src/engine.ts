@@ -18,6 +18,7 @@ import {
   type DeliveryWorker,
   type DeliveryWorkerOptions,
 } from './webhooks/delivery-worker.ts';
+import { createRetryJobWorker, type RetryJobWorker } from './webhooks/dlq-retry-job.ts';
 import { webhookOutboxSubscriber } from './webhooks/webhook-fan-out.ts';
 import { type WorkflowDeliveryWriter, workflowDeliveryWriter } from './webhooks/workflow-deliveries.ts';
 import { settleWebhookActions } from './workflows/action-queue.repository.ts';
@@ -38,6 +39,8 @@ export interface JobEngine {
   dwell: DwellWorker;
   /** Sends the e-mails stored `pending` (src/mail/mailer.ts), with retries. */
   mail: MailWorker;
+  /** Works through "retry all matching" dead-letter jobs, batch by batch (ADR 018). */
+  deadLetterRetries: RetryJobWorker;
   stop(): Promise<void>;
 }
 
@@ -122,6 +125,17 @@ export function createMailWorker(deps: Deps, overrides: Partial<MailWorkerOption
   return createMailJobWorker(deps.mailer.jobKind, { clock: deps.clock, logger: deps.logger, ...overrides });
 }
 
+/** The "retry all matching" dead-letter jobs' worker: its batches wake the delivery worker. */
+export function createDeadLetterRetryWorker(deps: Deps): RetryJobWorker {
+  return createRetryJobWorker({
+    db: deps.database.db,
+    capabilities: deps.database.capabilities,
+    clock: deps.clock,
+    signals: deps.signals,
+    logger: deps.logger,
+  });
+}
+
 export function startJobEngine(deps: Deps): JobEngine {
   const dispatcher = createDeliveryDispatcher(deps);
   const deliveries = createDeliveryWorker(deps, dispatcher);
@@ -129,6 +143,7 @@ export function startJobEngine(deps: Deps): JobEngine {
   const workflows = createActionLaneWorkers(deps, runtime);
   const dwell = createDwellWorker(deps);
   const mail = createMailWorker(deps);
+  const deadLetterRetries = createDeadLetterRetryWorker(deps);
   const { signals } = deps;
   const pollMs = deps.config.webhookPollMs;
   let stopping = false;
@@ -149,11 +164,13 @@ export function startJobEngine(deps: Deps): JobEngine {
   for (const worker of workflows) worker.start(signals.workflowActions, pollMs);
   dwell.start(signals.dwell, pollMs);
   mail.start(signals.mail, pollMs);
+  deadLetterRetries.start(signals.deadLetterRetries, pollMs);
   return {
     deliveries,
     workflows,
     dwell,
     mail,
+    deadLetterRetries,
     stop: async () => {
       stopping = true;
       signals.outbox.notify();
@@ -163,6 +180,7 @@ export function startJobEngine(deps: Deps): JobEngine {
         dispatching,
         dwell.stop(),
         mail.stop(),
+        deadLetterRetries.stop(),
         deliveries.stop(),
         ...workflows.map((w) => w.stop()),
       ]);

@@ -39,6 +39,33 @@ describe('configuration (contract §0)', () => {
     assert.throws(() => loadConfig({ STREAM_KEEPALIVE_INTERVAL: 'often' }), /STREAM_KEEPALIVE_INTERVAL/);
   });
 
+  test('GEOCODER_URL: unset by default; an http(s) URL, without credentials', () => {
+    assert.equal(loadConfig({}).geocoderUrl, undefined);
+    for (const url of [
+      'https://nominatim.example.org/search',
+      'http://127.0.0.1:7070/search?countrycodes=de',
+    ]) {
+      assert.equal(loadConfig({ GEOCODER_URL: url }).geocoderUrl, url);
+    }
+    for (const url of ['nominatim.example.org/search', 'ftp://nominatim.example.org/search', 'https://']) {
+      assert.throws(
+        () => loadConfig({ GEOCODER_URL: url }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.problems.length === 1 &&
+          error.problems[0] ===
+            `GEOCODER_URL must be an http(s) URL like https://nominatim.example.org/search, got "${url}"`,
+        url,
+      );
+    }
+    assert.throws(
+      () => loadConfig({ GEOCODER_URL: 'https://me:secret@nominatim.example.org/search' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems[0] === 'GEOCODER_URL must not contain a user name or password',
+    );
+  });
+
   test('database URLs', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, {
       kind: 'sqlite',

@@ -20,16 +20,20 @@ export interface NotificationInput {
   title: string;
   body: string;
   data: Record<string, unknown>;
+  /** Where on the dashboard it is acted on (a path): the e-mail links there. */
+  action?: { label: string; path: string };
 }
 
 export class Notifier {
   private readonly db: Db;
   private readonly mailer: Mailer;
   private readonly clock: Clock;
-  constructor(deps: { db: Db; mailer: Mailer; clock: Clock }) {
+  private readonly publicUrl: string;
+  constructor(deps: { db: Db; mailer: Mailer; clock: Clock; publicUrl: string }) {
     this.db = deps.db;
     this.mailer = deps.mailer;
     this.clock = deps.clock;
+    this.publicUrl = deps.publicUrl;
   }
 
   /** Notifies the workspace's owners and admins. */
@@ -49,7 +53,11 @@ export class Notifier {
       });
       const settings = await findSettings(this.db, admin.userId);
       if (settings.emailNotifications && settings.notifyOn.includes(input.topic)) {
-        await this.mailer.send(notificationEmail(admin.email, input.title, input.body));
+        const action = input.action && {
+          label: input.action.label,
+          url: `${this.publicUrl}${input.action.path}`,
+        };
+        await this.mailer.send(notificationEmail(admin.email, input.title, input.body, action));
       }
     }
   }

@@ -3,9 +3,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { API_PREFIX } from '../http/openapi.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { enforceRateLimit } from '../limits/enforce.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import { DomainError, FieldValidationError, ForbiddenError } from '../shared/errors.ts';
 import { WorkspaceSchema, workspaceOut } from '../workspaces/workspaces.schemas.ts';
 import {
   AcceptedSchema,
@@ -15,10 +17,10 @@ import {
   RegisterBody,
   ResetConfirmBody,
   ResetRequestBody,
+  SessionTokensSchema,
   SwitchWorkspaceBody,
   TestApiKeySchema,
   TokenBody,
-  TokenPairSchema,
   UserSchema,
   userOut,
 } from './auth.schemas.ts';
@@ -28,6 +30,7 @@ import type { LoginAttempts } from './login-attempts.ts';
 import { confirmPasswordReset } from './password-reset.service.ts';
 import type { PasswordResetRequests } from './password-reset-requests.ts';
 import { principalOf, userOf } from './route-auth.ts';
+import { sessionAnswer, sessionCookies } from './session-cookie.ts';
 
 export interface AuthRoutesDeps {
   identity: IdentityContext;
@@ -41,10 +44,17 @@ export interface AuthRoutesDeps {
 }
 
 const tags = ['authentication'];
+const BROWSER_SESSIONS =
+  ' With `use_cookie: true` (the dashboard) the refresh token is set as the HttpOnly, SameSite=Strict ' +
+  '`gf_refresh` cookie, Path /api/v1/auth, Secure when PUBLIC_URL is https, and the answer carries the ' +
+  'access token alone (`BrowserTokens`); a readable `gf_session=1` cookie says a session cookie exists.';
+/** 401s that mean the refresh token is over: its cookie is cleared so the page stops presenting it. */
+const SESSION_OVER = new Set(['INVALID_AUTH_TOKEN', 'TOKEN_EXPIRED', 'NOT_AUTHENTICATED']);
 
 export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const ctx = deps.identity;
+  const cookies = sessionCookies({ publicUrl: ctx.publicUrl, authPath: `${API_PREFIX}/auth` });
 
   app.post(
     '/auth/register',
@@ -91,19 +101,22 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
           '(default 5 per rolling minute). Successful sign-ins do not use the budget up. Once it is ' +
           'used up, every attempt from that address gets 429 RATE_LIMIT_EXCEEDED with Retry-After, the ' +
           'right password included, until the oldest failure leaves the window: the limit stops ' +
-          'password guessing, so a correct guess is not confirmed while it holds.',
+          'password guessing, so a correct guess is not confirmed while it holds.' +
+          BROWSER_SESSIONS,
         body: LoginBody,
-        response: { 200: TokenPairSchema, ...errorResponses(401, 403, 404, 429) },
+        response: { 200: SessionTokensSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) =>
-      deps.limiters.login.attempt(request.ip, () =>
+    async (request, reply) => {
+      const pair = await deps.limiters.login.attempt(request.ip, () =>
         auth.login(ctx, {
           email: request.body.email,
           password: request.body.password,
           workspaceId: request.body.workspace_id,
         }),
-      ),
+      );
+      return sessionAnswer(cookies, reply, pair, request.body.use_cookie === true);
+    },
   );
 
   app.post(
@@ -114,15 +127,33 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
         operationId: 'refreshTokens',
         tags,
         summary: 'Rotate a refresh token: returns a new access and refresh token (rate limited per user)',
-        description: 'Presenting a refresh token that was already used revokes its whole session (401).',
+        description:
+          'Presenting a refresh token that was already used revokes its whole session (401). A browser ' +
+          'session sends `{}` and its `gf_refresh` cookie: the new refresh token replaces the cookie and the ' +
+          "answer is `BrowserTokens`. The cookie is honoured only from the service's own pages (an `Origin` " +
+          'header of PUBLIC_URL or of the host addressed; otherwise 403), and a 401 clears it.',
         body: RefreshBody,
-        response: { 200: TokenPairSchema, ...errorResponses(401, 429) },
+        response: { 200: SessionTokensSchema, ...errorResponses(401, 403, 429) },
       },
     },
-    async (request) => {
-      const claims = await ctx.tokens.verifyRefresh(request.body.refresh_token);
-      await enforceRateLimit(deps.limiters.refresh, claims.sub, 'token refreshes for this user');
-      return auth.refresh(ctx, request.body.refresh_token);
+    async (request, reply) => {
+      const inBody = request.body.refresh_token;
+      const token = inBody ?? cookies.refreshToken(request);
+      if (token === undefined)
+        throw new FieldValidationError([
+          { type: 'missing', loc: ['body', 'refresh_token'], msg: 'Field required' },
+        ]);
+      const fromCookie = inBody === undefined;
+      if (fromCookie && !cookies.fromOwnOrigin(request))
+        throw new ForbiddenError("The session cookie is accepted only from this service's own pages");
+      try {
+        const claims = await ctx.tokens.verifyRefresh(token);
+        await enforceRateLimit(deps.limiters.refresh, claims.sub, 'token refreshes for this user');
+        return sessionAnswer(cookies, reply, await auth.refresh(ctx, token), fromCookie);
+      } catch (error) {
+        if (fromCookie && error instanceof DomainError && SESSION_OVER.has(error.code)) cookies.clear(reply);
+        throw error;
+      }
     },
   );
 
@@ -134,13 +165,21 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
         operationId: 'logOut',
         tags,
         summary: 'End the current session: its access and refresh tokens stop working at once',
+        description:
+          "Also clears a browser session's cookies, and ends the session the `gf_refresh` cookie names when " +
+          'it is the same user’s (another tab may have switched workspace since).',
         // No body schema: clients usually send none. A `{refresh_token}` body is accepted and
         // ignored, because the access token already names the session to end.
         response: { 204: Type.Null({ description: 'Session ended' }), ...errorResponses(401) },
       },
     },
     async (request, reply) => {
-      await auth.logout(ctx, userOf(request).sessionId);
+      const user = userOf(request);
+      await auth.logout(ctx, user.sessionId, {
+        userId: user.userId,
+        refreshToken: cookies.refreshToken(request),
+      });
+      cookies.clear(reply);
       return reply.status(204).send(null);
     },
   );
@@ -153,11 +192,21 @@ export async function authRoutes(fastify: FastifyInstance, deps: AuthRoutesDeps)
         operationId: 'switchWorkspace',
         tags,
         summary: 'Get a token pair for another workspace the user belongs to',
+        description:
+          "Opens a session in that workspace; the current one is left to run out (a browser session's " +
+          'cookie now names the new one).' +
+          BROWSER_SESSIONS,
         body: SwitchWorkspaceBody,
-        response: { 200: TokenPairSchema, ...errorResponses(401, 404) },
+        response: { 200: SessionTokensSchema, ...errorResponses(401, 404) },
       },
     },
-    async (request) => auth.switchWorkspace(ctx, userOf(request).userId, request.body.workspace_id),
+    async (request, reply) =>
+      sessionAnswer(
+        cookies,
+        reply,
+        await auth.switchWorkspace(ctx, userOf(request).userId, request.body.workspace_id),
+        request.body.use_cookie === true,
+      ),
   );
 
   app.get(

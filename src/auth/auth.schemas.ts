@@ -23,8 +23,22 @@ export const TokenPairSchema = Type.Object({
   token_type: StringEnum(['Bearer']),
 });
 
+/** A browser session's answer: the refresh token went into the `gf_refresh` cookie instead. */
+export const BrowserTokensSchema = Type.Object({
+  access_token: Type.String({ description: 'JWT access token' }),
+  expires_in: Type.Integer({ description: 'Access token lifetime in seconds' }),
+  token_type: StringEnum(['Bearer']),
+  refresh_token_cookie: Type.Literal(true, {
+    description:
+      'The refresh token was set as the HttpOnly `gf_refresh` cookie (Path /api/v1/auth) and is not in the body',
+  }),
+});
+/** Login, refresh and switch-workspace answer a pair, or an access token alone for a browser session. */
+export const SessionTokensSchema = Type.Union([TokenPairSchema, BrowserTokensSchema]);
+
 component('User', UserSchema);
 component('TokenPair', TokenPairSchema);
+component('BrowserTokens', BrowserTokensSchema);
 
 export const RegisterBody = Type.Object(
   {
@@ -41,12 +55,27 @@ export const LoginBody = Type.Object(
     email: Type.String({ maxLength: 254 }),
     password: Type.String({ maxLength: 1024 }),
     workspace_id: Type.Optional(Type.String()),
+    use_cookie: Type.Optional(
+      Type.Boolean({
+        description:
+          'A browser session (contract §2.2): the refresh token is set as an HttpOnly, SameSite=Strict cookie ' +
+          'limited to /api/v1/auth instead of being returned, and the answer is `BrowserTokens`',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 export const RefreshBody = Type.Object(
-  { refresh_token: Type.String({ maxLength: 4096 }) },
+  {
+    refresh_token: Type.Optional(
+      Type.String({
+        maxLength: 4096,
+        description:
+          'Required unless the request carries the `gf_refresh` cookie of a browser session (then send `{}`)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const LogoutBody = Type.Object(
@@ -58,7 +87,16 @@ export const TokenBody = Type.Object(
   { additionalProperties: false },
 );
 export const SwitchWorkspaceBody = Type.Object(
-  { workspace_id: Type.String() },
+  {
+    workspace_id: Type.String(),
+    use_cookie: Type.Optional(
+      Type.Boolean({
+        description:
+          'A browser session (contract §2.2): the refresh token is set as an HttpOnly, SameSite=Strict cookie ' +
+          'limited to /api/v1/auth instead of being returned, and the answer is `BrowserTokens`; the session the request came from ends',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const ResetRequestBody = Type.Object(

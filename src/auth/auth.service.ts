@@ -200,9 +200,25 @@ export async function refresh(ctx: IdentityContext, refreshToken: string): Promi
   return { access_token: access, refresh_token: next.token, expires_in: ttlSeconds, token_type: 'Bearer' };
 }
 
-export async function logout(ctx: IdentityContext, sessionId: string): Promise<void> {
-  await revokeSession(ctx.db, sessionId, 'logout', ctx.clock.now());
-  ctx.authenticator.forgetSession(sessionId);
+/**
+ * Ends the session the access token names and, for a browser, the one its refresh cookie names
+ * when that is the same user's (after a workspace switch in another tab the two differ): signing
+ * out of the dashboard signs out of every tab.
+ */
+export async function logout(
+  ctx: IdentityContext,
+  sessionId: string,
+  browser?: { userId: string; refreshToken: string | undefined },
+): Promise<void> {
+  const ended = [sessionId];
+  if (browser?.refreshToken !== undefined) {
+    const claims = await ctx.tokens.verifyRefresh(browser.refreshToken).catch(() => null);
+    if (claims && claims.sub === browser.userId && claims.sid !== sessionId) ended.push(claims.sid);
+  }
+  for (const id of ended) {
+    await revokeSession(ctx.db, id, 'logout', ctx.clock.now());
+    ctx.authenticator.forgetSession(id);
+  }
 }
 
 export async function verifyEmail(ctx: IdentityContext, token: string): Promise<void> {

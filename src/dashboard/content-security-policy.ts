@@ -1,16 +1,24 @@
 /**
  * The dashboard's Content-Security-Policy: scripts, styles and API calls from this origin only,
- * images also from the map tile server. No inline script is ever allowed, so an injected string
+ * images also from the map tile server, and fetches also to the geocoder (GEOCODER_URL) when one is
+ * set, which the browser asks directly. No inline script is ever allowed, so an injected string
  * cannot run even if it reached the page.
  */
-export function contentSecurityPolicy(mapTileUrl: string | undefined): string {
+export interface PolicySources {
+  mapTileUrl: string | undefined;
+  geocoderUrl: string | undefined;
+}
+
+export function contentSecurityPolicy({ mapTileUrl, geocoderUrl }: PolicySources): string {
   const tiles = mapTileUrl ? ` ${tileOrigin(mapTileUrl)}` : '';
+  // Exactly the geocoder's origin: the page can reach no other host with fetch.
+  const geocoder = geocoderUrl ? ` ${new URL(geocoderUrl).origin}` : '';
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
     `img-src 'self' data: blob:${tiles}`,
-    "connect-src 'self'",
+    `connect-src 'self'${geocoder}`,
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",

@@ -13,6 +13,7 @@ export interface DashboardOptions {
   files: DashboardFiles;
   mapTileUrl: string | undefined;
   mapTileAttribution: string | undefined;
+  geocoderUrl: string | undefined;
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -21,10 +22,11 @@ const NOT_DASHBOARD = /^\/(api|docs|openapi|healthz|readyz|metrics)(\/|$)/;
 
 export async function dashboardRoutes(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { files } = options;
-  const csp = contentSecurityPolicy(options.mapTileUrl);
+  const csp = contentSecurityPolicy(options);
   const config = JSON.stringify({
     map_tile_url: options.mapTileUrl ?? null,
     map_tile_attribution: options.mapTileAttribution ?? null,
+    geocoder_url: options.geocoderUrl ?? null,
   });
 
   app.get('/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply, files, csp));

@@ -33,6 +33,10 @@ export interface Device {
   updatedAt: Date;
 }
 
+/** The orders of the device list; a leading `-` is descending. */
+export const DEVICE_SORTS = ['-created_at', 'created_at', 'name', '-name'] as const;
+export type DeviceSort = (typeof DEVICE_SORTS)[number];
+
 export interface DeviceFilters {
   externalId?: string | undefined;
   /** Case-insensitive substring of the name or the external id. */
@@ -239,16 +243,20 @@ export async function listDevices(
   filters: DeviceFilters,
   offset: number,
   limit: number,
+  sort: DeviceSort = '-created_at',
 ): Promise<{ devices: Device[]; total: number }> {
-  const rows = await db
+  const direction = sort.startsWith('-') ? 'desc' : 'asc';
+  let query = db
     .selectFrom('devices')
     .select(COLUMNS)
-    .where((eb) => filterConditions(eb, workspaceId, filters))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .offset(offset)
-    .limit(limit)
-    .execute();
+    .where((eb) => filterConditions(eb, workspaceId, filters));
+  // The id breaks ties, so pages never overlap or skip a device. Names compare case-insensitively;
+  // names equal but for case then follow the id (creation order), the same on every database.
+  query =
+    sort === 'name' || sort === '-name'
+      ? query.orderBy(sql`lower(${sql.ref('name')})`, direction).orderBy('id', direction)
+      : query.orderBy('created_at', direction).orderBy('id', direction);
+  const rows = await query.offset(offset).limit(limit).execute();
   const count = await db
     .selectFrom('devices')
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -55,19 +55,20 @@ export async function deviceRoutes(
       schema: {
         operationId: 'listDevices',
         tags,
-        summary: 'List devices, newest first',
+        summary: 'List devices, newest first unless `sort` says otherwise',
         querystring: ListDevicesQuery,
         response: { 200: ListOf(DeviceSchema), ...errorResponses(401, 403) },
       },
     },
     async (request) => {
-      const { offset = 0, limit = 50, external_id, q } = request.query;
+      const { offset = 0, limit = 50, external_id, q, sort } = request.query;
       const result = await devices.listDevices(
         ctx,
         principalOf(request).workspaceId,
         { externalId: external_id, q },
         offset,
         limit,
+        sort,
       );
       return page(result.devices.map(deviceOut), result.total, offset, limit);
     },

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import { PointSchema } from '../geo/point.ts';
 import { component } from '../http/components.ts';
 import { freeObject } from '../http/free-object.ts';
-import { FreeObject, Id, Nullable, PaginationQuery, Timestamp } from '../http/schemas.ts';
-import type { Device } from './devices.repository.ts';
+import { FreeObject, Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import { DEVICE_SORTS, type Device } from './devices.repository.ts';
 
 export const LastLocationSchema = Type.Object(
   {
@@ -84,6 +84,14 @@ export const ListDevicesQuery = Type.Object({
       minLength: 1,
       maxLength: 255,
       description: 'Case-insensitive substring of the name or the external_id',
+    }),
+  ),
+  sort: Type.Optional(
+    StringEnum(DEVICE_SORTS, {
+      description:
+        'Order: `-created_at` newest first (the default), `created_at` oldest first, `name` A to Z or ' +
+        '`-name` Z to A (names compared case-insensitively; ties by id)',
+      default: '-created_at',
     }),
   ),
 });

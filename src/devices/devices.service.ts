@@ -11,6 +11,7 @@ import {
   type Device,
   type DeviceChanges,
   type DeviceFilters,
+  type DeviceSort,
   deleteDevice as deleteRow,
   findDevice,
   findIdByExternalId,
@@ -95,8 +96,9 @@ export function listDevices(
   filters: DeviceFilters,
   offset: number,
   limit: number,
+  sort?: DeviceSort,
 ): Promise<{ devices: Device[]; total: number }> {
-  return listRows(ctx.db, ctx.capabilities, workspaceId, filters, offset, limit);
+  return listRows(ctx.db, ctx.capabilities, workspaceId, filters, offset, limit, sort);
 }
 
 export async function updateDevice(

@@ -30,7 +30,34 @@ export const dwellEvent = {
   created_at: '2026-03-10T12:20:00.150Z',
 };
 
+/** The body its deliveries send, less each one's `id` (seed §6.3). */
+const payload = {
+  event: event.event,
+  timestamp: event.occurred_at,
+  data: {
+    event_id: event.event_id,
+    user_id: event.user_id,
+    device_id: event.device_id,
+    geofence_id: event.geofence_id,
+    geofence_name: event.geofence_name,
+    event_type: event.event_type,
+    point,
+    metadata: event.metadata,
+  },
+};
+
+const eventRun = {
+  id: '0197a0c2-3b1f-7830-9c1d-a1b1c1d1e1f1',
+  workflow_id: '0197a0c2-3b1e-772f-8b0c-91a1b1c1d1e1',
+  workflow_name: 'Truck 7 at the depot',
+  status: 'success',
+  created_at: '2026-03-10T12:10:01.000Z',
+  finished_at: '2026-03-10T12:10:01.480Z',
+};
+
 export const eventExamples: OperationExamples = {
   'GET /api/v1/events': { responses: { 200: listOf(dwellEvent, event) } },
   'GET /api/v1/events/{event_id}': { responses: { 200: event } },
+  'GET /api/v1/events/{event_id}/payload': { responses: { 200: payload } },
+  'GET /api/v1/events/{event_id}/workflow-runs': { responses: { 200: listOf(eventRun) } },
 };

@@ -1,10 +1,16 @@
-/** /events (contract §4.3): the workspace's geofence events, filtered, newest first. */
+/**
+ * /events (contract §4.3): the workspace's geofence events, filtered, newest first; one event with
+ * the payload its receivers get, and the workflow runs it started (its deliveries: GET
+ * /webhooks/deliveries?event_id=).
+ */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../auth/route-auth.ts';
-import { errorResponses, ListOf, page } from '../http/schemas.ts';
+import { errorResponses, ListOf, PaginationQuery, page } from '../http/schemas.ts';
 import { timeRange } from '../http/time-range.ts';
-import { EventParams, EventSchema, eventOut, ListEventsQuery } from './events.schemas.ts';
+import { geofenceEventBody } from './event-payload.ts';
+import { EventRunSchema, eventRunOut } from './event-runs.schemas.ts';
+import { EventParams, EventPayloadSchema, EventSchema, eventOut, ListEventsQuery } from './events.schemas.ts';
 import * as events from './events.service.ts';
 
 const tags = ['events'];
@@ -62,5 +68,50 @@ export async function eventRoutes(fastify: FastifyInstance, ctx: events.EventsCo
     },
     async (request) =>
       eventOut(await events.getEvent(ctx, principalOf(request).workspaceId, request.params.event_id)),
+  );
+
+  app.get(
+    '/events/:event_id/payload',
+    {
+      config: read,
+      schema: {
+        operationId: 'getEventPayload',
+        tags,
+        summary: 'The webhook payload of one event, as its deliveries send it',
+        description:
+          "The body of every delivery of this event (seed §6.3) less the delivery's own `id`, which is " +
+          'its `X-Idempotency-Key`; workflow `webhook` actions send the same body.',
+        params: EventParams,
+        response: { 200: EventPayloadSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) =>
+      geofenceEventBody(
+        await events.getEvent(ctx, principalOf(request).workspaceId, request.params.event_id),
+      ),
+  );
+
+  app.get(
+    '/events/:event_id/workflow-runs',
+    {
+      config: { auth: { scope: 'events:read', alsoScopes: ['workflows:read'] } },
+      schema: {
+        operationId: 'listEventWorkflowRuns',
+        tags,
+        summary: 'The workflow runs one event started, newest first',
+        description:
+          "Tied to the event record's `id`, not to the seed form `event_id`, which events of several " +
+          'devices can share. The deliveries of an event: GET /webhooks/deliveries?event_id={id}.',
+        params: EventParams,
+        querystring: PaginationQuery,
+        response: { 200: ListOf(EventRunSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { offset = 0, limit = 50 } = request.query;
+      const { workspaceId } = principalOf(request);
+      const result = await events.listRunsOfEvent(ctx, workspaceId, request.params.event_id, offset, limit);
+      return page(result.runs.map(eventRunOut), result.total, offset, limit);
+    },
   );
 }

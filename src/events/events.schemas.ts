@@ -42,6 +42,20 @@ export const EventSchema = Type.Object({
 });
 component('Event', EventSchema);
 
+/**
+ * GET /events/{event_id}/payload. Free-form rather than spelled out field by field: the response
+ * serialiser keeps only declared keys, and this must stay exactly what event-payload.ts sends,
+ * whatever that becomes.
+ */
+export const EventPayloadSchema = component(
+  'EventPayload',
+  freeObject(
+    'The webhook payload of the event as delivered (seed §6.3: `event`, `timestamp`, `data`), without ' +
+      'its `id`: each delivery adds its own, its `X-Idempotency-Key`. Workflow `webhook` actions send the ' +
+      'same body.',
+  ),
+);
+
 export const EventParams = Type.Object({ event_id: Type.String({ description: 'The event record id' }) });
 
 export const ListEventsQuery = Type.Object({

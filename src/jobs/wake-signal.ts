@@ -58,6 +58,8 @@ export interface JobSignals {
   dwell: WakeSignal;
   /** An e-mail was stored for sending (src/mail/mailer.ts). */
   mail: WakeSignal;
+  /** A "retry all matching" dead-letter job was asked for, or has another batch (ADR 018). */
+  deadLetterRetries: WakeSignal;
 }
 
 export function createJobSignals(): JobSignals {
@@ -67,5 +69,6 @@ export function createJobSignals(): JobSignals {
     workflowActions: new WakeSignal(),
     dwell: new WakeSignal(),
     mail: new WakeSignal(),
+    deadLetterRetries: new WakeSignal(),
   };
 }

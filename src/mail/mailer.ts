@@ -154,6 +154,11 @@ export class Mailer {
     });
   }
 
+  /** False without SMTP_URL: messages are kept `logged`, and nobody receives them. */
+  get sends(): boolean {
+    return this.transport !== undefined;
+  }
+
   /** Stores a message (`pending` for the mail worker, or `logged` without SMTP); resolves once stored. */
   async send(message: MailMessage): Promise<void> {
     const id = uuidv7();

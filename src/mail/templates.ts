@@ -43,6 +43,11 @@ export function passwordResetEmail(to: string, publicUrl: string, token: string)
   );
 }
 
+/** The page where an invitation is accepted: the link of the e-mail, and of the answer without SMTP. */
+export function invitationAcceptUrl(publicUrl: string, token: string): string {
+  return `${publicUrl}/accept-invitation?token=${encodeURIComponent(token)}`;
+}
+
 export function invitationEmail(
   to: string,
   publicUrl: string,
@@ -60,11 +65,16 @@ export function invitationEmail(
     ],
     {
       label: 'Accept the invitation',
-      url: `${publicUrl}/accept-invitation?token=${encodeURIComponent(token)}`,
+      url: invitationAcceptUrl(publicUrl, token),
     },
   );
 }
 
-export function notificationEmail(to: string, title: string, body: string): MailMessage {
-  return layout(to, title, [body]);
+export function notificationEmail(
+  to: string,
+  title: string,
+  body: string,
+  action?: { label: string; url: string },
+): MailMessage {
+  return layout(to, title, [body], action);
 }

@@ -20,7 +20,8 @@ export interface DeadLetter {
   requeued: boolean;
 }
 
-const COLUMNS = [
+/** Every column the API shows of an entry. */
+export const DEAD_LETTER_COLUMNS = [
   'id',
   'workspace_id',
   'delivery_id',
@@ -36,9 +37,9 @@ const COLUMNS = [
   'requeued',
 ] as const;
 
-type Row = Pick<Selectable<WebhookDeadLettersTable>, (typeof COLUMNS)[number]>;
+type Row = Pick<Selectable<WebhookDeadLettersTable>, (typeof DEAD_LETTER_COLUMNS)[number]>;
 
-function toDeadLetter(row: Row): DeadLetter {
+export function toDeadLetter(row: Row): DeadLetter {
   return {
     id: row.id,
     workspaceId: row.workspace_id,
@@ -80,7 +81,7 @@ export async function listDeadLetters(
   if (filters.from !== undefined) base = base.where('queued_at', '>=', filters.from);
   if (filters.to !== undefined) base = base.where('queued_at', '<=', filters.to);
   const rows = await base
-    .select(COLUMNS)
+    .select(DEAD_LETTER_COLUMNS)
     .orderBy('queued_at', 'desc')
     .orderBy('id', 'desc')
     .offset(offset)
@@ -98,7 +99,7 @@ export async function findDeadLetterOfDelivery(
 ): Promise<DeadLetter | undefined> {
   const row = await db
     .selectFrom('webhook_dead_letters')
-    .select(COLUMNS)
+    .select(DEAD_LETTER_COLUMNS)
     .where('workspace_id', '=', workspaceId)
     .where('delivery_id', '=', deliveryId)
     .executeTakeFirst();
@@ -112,7 +113,7 @@ export async function findDeadLetter(
 ): Promise<DeadLetter | undefined> {
   const row = await db
     .selectFrom('webhook_dead_letters')
-    .select(COLUMNS)
+    .select(DEAD_LETTER_COLUMNS)
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .executeTakeFirst();

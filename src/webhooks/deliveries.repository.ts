@@ -35,6 +35,17 @@ export interface Delivery {
   createdAt: Date;
   deliveredAt: Date | null;
   nextRetryAt: Date | null;
+  /** The delivery this one repeats (a dead-letter retry or a resend). */
+  sourceDeliveryId: string | null;
+}
+
+/** Who and where a delivery is about, read from its geofence event (none for a test delivery). */
+export interface DeliverySubject {
+  deviceId: string;
+  /** Null once the device is deleted. */
+  deviceName: string | null;
+  /** The geofence's name when the event happened. */
+  geofenceName: string;
 }
 
 export interface DeliveryAttempt {
@@ -69,6 +80,7 @@ const COLUMNS = [
   'created_at',
   'delivered_at',
   'next_retry_at',
+  'source_delivery_id',
 ] as const;
 
 type DeliveryRow = Pick<Selectable<WebhookDeliveriesTable>, (typeof COLUMNS)[number]>;
@@ -95,6 +107,7 @@ function toDelivery(row: DeliveryRow): Delivery {
     createdAt: toDate(row.created_at),
     deliveredAt: toDateOrNull(row.delivered_at),
     nextRetryAt: toDateOrNull(row.next_retry_at),
+    sourceDeliveryId: row.source_delivery_id,
   };
 }
 
@@ -112,7 +125,7 @@ export type NewDelivery = Pick<
   | 'payload'
   | 'url'
   | 'method'
-> & { webhookId: string; now: Date };
+> & { webhookId: string; now: Date; sourceDeliveryId?: string | null };
 
 /** A new delivery's row (`deliveryWrites`). */
 export type DeliveryInsert = RowOf<typeof deliveryWrites>;
@@ -137,6 +150,7 @@ export function deliveryRow(d: NewDelivery): DeliveryInsert {
     created_at: d.now,
     next_retry_at: d.now,
     due_at: d.now,
+    source_delivery_id: d.sourceDeliveryId ?? null,
   };
 }
 
@@ -197,6 +211,8 @@ export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'none';
 
 export interface DeliveryFilters {
   webhookId?: string | undefined;
+  /** The geofence event record (`geofence_events.id`) that caused them. */
+  eventRowId?: string | undefined;
   status?: DeliveryStatus | undefined;
   eventType?: DeliveryEventType | undefined;
   statusClass?: StatusClass | undefined;
@@ -208,6 +224,7 @@ export interface DeliveryFilters {
 function matches(eb: ExpressionBuilder<DatabaseSchema, 'webhook_deliveries'>, f: DeliveryFilters) {
   const conditions: Expression<SqlBool>[] = [];
   if (f.webhookId !== undefined) conditions.push(eb('webhook_id', '=', f.webhookId));
+  if (f.eventRowId !== undefined) conditions.push(eb('event_row_id', '=', f.eventRowId));
   if (f.status !== undefined) conditions.push(eb('status', '=', f.status));
   if (f.eventType !== undefined) conditions.push(eb('event_type', '=', f.eventType));
   if (f.statusClass === 'none') {
@@ -224,7 +241,8 @@ function matches(eb: ExpressionBuilder<DatabaseSchema, 'webhook_deliveries'>, f:
 /**
  * The workspace's deliveries matching `filters`, newest first. With a webhook the list reads
  * `(webhook_id, created_at, id)`, without one `(workspace_id, created_at, id)` (migration 0011),
- * in the order asked; the other filters are checked on the rows of that range.
+ * in the order asked; the other filters are checked on the rows of that range. With an event, its
+ * few deliveries are found by `(event_row_id, created_at)` (migration 0019).
  */
 export async function listDeliveries(
   db: Executor,
@@ -238,7 +256,7 @@ export async function listDeliveries(
     // With a webhook named, its index is the narrow one: keep SQLite (no statistics) off the
     // workspace's (statements.ts `residualEquals`). The workspace still bounds the answer.
     .where(
-      filters.webhookId === undefined
+      filters.webhookId === undefined && filters.eventRowId === undefined
         ? sql<SqlBool>`${sql.ref('workspace_id')} = ${workspaceId}`
         : residualEquals('workspace_id', workspaceId),
     )
@@ -269,6 +287,33 @@ export async function makeDueNow(db: Executor, workspaceId: string, id: string, 
     .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('due_at', '<=', now)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * The device and geofence of each event among `eventRowIds` (a page's worth), by event row id.
+ * Read beside the page, not joined into it: the list's count and index ranges stay on one table.
+ */
+export async function deliverySubjects(
+  db: Executor,
+  workspaceId: string,
+  eventRowIds: readonly string[],
+): Promise<Map<string, DeliverySubject>> {
+  const subjects = new Map<string, DeliverySubject>();
+  const unique = [...new Set(eventRowIds)];
+  if (unique.length === 0) return subjects;
+  const rows = await db
+    .selectFrom('geofence_events as e')
+    .leftJoin('devices as d', (join) =>
+      join.onRef('d.id', '=', 'e.device_id').onRef('d.workspace_id', '=', 'e.workspace_id'),
+    )
+    .select(['e.id', 'e.device_id', 'e.geofence_name', 'd.name as device_name'])
+    .where('e.workspace_id', '=', workspaceId)
+    .where('e.id', 'in', unique)
+    .execute();
+  for (const r of rows) {
+    subjects.set(r.id, { deviceId: r.device_id, deviceName: r.device_name, geofenceName: r.geofence_name });
+  }
+  return subjects;
 }
 
 export interface WebhookSummary {

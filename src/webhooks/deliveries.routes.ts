@@ -2,7 +2,8 @@
  * Deliveries and the dead-letter queue (contract §5, seed §4.4, the delivery portal of ADR 018):
  * GET /webhooks/deliveries, GET /webhooks/{id}/deliveries, GET /webhooks/deliveries/{delivery_id},
  * POST /webhooks/deliveries/{delivery_id}/retry, POST /webhooks/{id}/test, GET /webhooks/dlq,
- * GET /webhooks/dlq/stats, POST /webhooks/dlq/{dlq_id}/retry, POST /webhooks/dlq/retry.
+ * GET /webhooks/dlq/stats, POST /webhooks/dlq/{dlq_id}/retry, POST /webhooks/dlq/retry; the
+ * operations added for the portal (retry all matching, resend, health) in delivery-operations.routes.ts.
  * `/webhooks/deliveries` and `/webhooks/dlq` are static segments: the router prefers them to
  * `/webhooks/{webhook_id}`, so they never reach the webhook routes (a webhook id is a UUID anyway).
  */
@@ -33,11 +34,18 @@ import {
   WebhookIdParams,
 } from './deliveries.schemas.ts';
 import * as deliveries from './deliveries.service.ts';
+import { deliveryOperationRoutes } from './delivery-operations.routes.ts';
 import * as retries from './delivery-retries.service.ts';
 
 const tags = ['webhooks'];
 const read = { auth: { scope: 'webhooks:read' as const } };
 const write = { auth: { scope: 'webhooks:write' as const } };
+function deliveriesOut(result: deliveries.DeliveryPage) {
+  return result.deliveries.map((d) =>
+    deliveryOut(d, d.eventRowId === null ? undefined : result.subjects.get(d.eventRowId)),
+  );
+}
+
 const FILTERS =
   'Filters are optional and combine with AND; `from`/`to` bound `created_at` inclusively (`from` after ' +
   '`to` → 422 `value_error` at `["query", "from"]`). Newest first (`created_at`, then id).';
@@ -71,12 +79,14 @@ export async function deliveryRoutes(
         status_class,
         from,
         to,
+        event_id,
       } = request.query;
       const result = await deliveries.workspaceDeliveries(
         ctx,
         principalOf(request).workspaceId,
         {
           webhookId: webhook_id,
+          eventRowId: event_id,
           status,
           eventType: event_type,
           statusClass: status_class,
@@ -85,7 +95,7 @@ export async function deliveryRoutes(
         offset,
         limit,
       );
-      return page(result.deliveries.map(deliveryOut), result.total, offset, limit);
+      return page(deliveriesOut(result), result.total, offset, limit);
     },
   );
 
@@ -104,17 +114,17 @@ export async function deliveryRoutes(
       },
     },
     async (request) => {
-      const { offset = 0, limit = 50, status, event_type, status_class, from, to } = request.query;
+      const { offset = 0, limit = 50, status, event_type, status_class, from, to, event_id } = request.query;
       const range = timeRange(from, to);
       const result = await deliveries.webhookDeliveries(
         ctx,
         principalOf(request).workspaceId,
         request.params.webhook_id,
-        { status, eventType: event_type, statusClass: status_class, ...range },
+        { status, eventType: event_type, statusClass: status_class, eventRowId: event_id, ...range },
         offset,
         limit,
       );
-      return page(result.deliveries.map(deliveryOut), result.total, offset, limit);
+      return page(deliveriesOut(result), result.total, offset, limit);
     },
   );
 
@@ -135,12 +145,12 @@ export async function deliveryRoutes(
       },
     },
     async (request) => {
-      const { delivery, attempts } = await deliveries.deliveryWithAttempts(
+      const { delivery, attempts, subject } = await deliveries.deliveryWithAttempts(
         ctx,
         principalOf(request).workspaceId,
         request.params.delivery_id,
       );
-      return deliveryDetailOut(delivery, attempts);
+      return deliveryDetailOut(delivery, attempts, subject);
     },
   );
 
@@ -286,4 +296,6 @@ export async function deliveryRoutes(
       return reply.status(202).send(bulkRetryOut(result));
     },
   );
+
+  await deliveryOperationRoutes(fastify, ctx);
 }

@@ -4,12 +4,15 @@ import { EVENT_NAMES } from '../events/event-types.ts';
 import { component } from '../http/components.ts';
 import { Id, Nullable, PaginationQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { DeadLetter, DeadLetterStats } from './dead-letters.repository.ts';
-import type { Delivery, DeliveryAttempt } from './deliveries.repository.ts';
+import type { Delivery, DeliveryAttempt, DeliverySubject } from './deliveries.repository.ts';
 import type { BulkRetryResult } from './delivery-retries.service.ts';
 
 const STATUSES = ['pending', 'success', 'failed'] as const;
 const EVENT_TYPES = [...EVENT_NAMES, 'webhook.test'] as const;
+/** Every event type a delivery (and a dead-letter entry) can have. */
+export const DELIVERY_EVENT_TYPES = EVENT_TYPES;
 const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'none'] as const;
+const ORIGINS = ['subscription', 'workflow', 'test', 'dlq_retry', 'resend'] as const;
 /** Bulk dead-letter retry: ids per request. */
 export const BULK_RETRY_MAX = 100;
 
@@ -31,6 +34,16 @@ const deliveryFilters = {
   ),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'created_at ≥ from (inclusive)' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'created_at ≤ to (inclusive)' })),
+  event_id: Type.Optional(
+    Type.String({
+      description:
+        'Only deliveries caused by this geofence event: its record id (`id` of GET /events, the ' +
+        '`{event_id}` of GET /events/{event_id}; a delivery shows it as `event_record_id`), so ' +
+        'the subscription delivery, its dead-letter retries, resends and workflow `webhook` actions. ' +
+        'Not the seed form `data.event_id` of the payload (shown as `event_id`), which is not unique ' +
+        'across devices.',
+    }),
+  ),
 };
 
 export const DeliveriesQuery = Type.Object({ ...PaginationQuery.properties, ...deliveryFilters });
@@ -59,6 +72,35 @@ export const DeliverySchema = Type.Object(
     id: Id,
     webhook_id: Nullable(Type.String({ description: 'Null once the webhook is deleted' })),
     geofence_id: Nullable(Type.String()),
+    geofence_name: Nullable(
+      Type.String({ description: "The geofence's name when the event happened; null for a test delivery" }),
+    ),
+    device_id: Nullable(
+      Type.String({ description: 'The device whose location caused the event; null for a test delivery' }),
+    ),
+    device_name: Nullable(
+      Type.String({ description: "The device's name now; null for a test delivery or a deleted device" }),
+    ),
+    origin: StringEnum(ORIGINS, {
+      description:
+        'Why the delivery exists: `subscription` (the webhook subscribes to the event), `workflow` (a ' +
+        "workflow's `webhook` action), `test` (POST /webhooks/{id}/test), `dlq_retry` (a dead-letter " +
+        'retry of `source_delivery_id`) or `resend` (POST /webhooks/deliveries/{id}/resend of ' +
+        '`source_delivery_id`)',
+    }),
+    source_delivery_id: Nullable(
+      Type.String({
+        description:
+          'The delivery this one repeats (`dlq_retry`, `resend`; its own attempts are numbered from 1, ' +
+          'the repeated one keeps its own); null otherwise, and for repeats made before this field',
+      }),
+    ),
+    event_record_id: Nullable(
+      Type.String({
+        description:
+          'The geofence event record (`id` of GET /events) that caused it; null for a test delivery',
+      }),
+    ),
     event_type: StringEnum(EVENT_TYPES),
     event_id: Type.String({ description: '`data.event_id` of the payload (`X-SVC-Event-ID`)' }),
     url: Type.String(),
@@ -214,11 +256,17 @@ export const DeadLetterStatsSchema = Type.Object(
 );
 component('DeadLetterStats', DeadLetterStatsSchema);
 
-export function deliveryOut(d: Delivery) {
+export function deliveryOut(d: Delivery, subject: DeliverySubject | undefined) {
   return {
     id: d.id,
     webhook_id: d.webhookId,
     geofence_id: d.geofenceId,
+    geofence_name: subject?.geofenceName ?? null,
+    device_id: subject?.deviceId ?? null,
+    device_name: subject?.deviceName ?? null,
+    origin: d.origin,
+    source_delivery_id: d.sourceDeliveryId,
+    event_record_id: d.eventRowId,
     event_type: d.eventType,
     event_id: d.eventId,
     url: d.url,
@@ -250,9 +298,13 @@ export function attemptOut(a: DeliveryAttempt) {
 }
 
 /** GET /webhooks/deliveries/{delivery_id}: the record, the body it sends and its attempts. */
-export function deliveryDetailOut(d: Delivery, attempts: readonly DeliveryAttempt[]) {
+export function deliveryDetailOut(
+  d: Delivery,
+  attempts: readonly DeliveryAttempt[],
+  subject: DeliverySubject | undefined,
+) {
   return {
-    ...deliveryOut(d),
+    ...deliveryOut(d, subject),
     // The worker sends no body for GET (delivery-sender.ts), whatever the payload.
     request_body: d.method === 'GET' ? null : d.payload,
     attempts: attempts.map(attemptOut),

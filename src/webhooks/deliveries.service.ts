@@ -18,6 +18,8 @@ import {
   type Delivery,
   type DeliveryAttempt,
   type DeliveryFilters,
+  type DeliverySubject,
+  deliverySubjects,
   findDelivery,
   findWebhookSummary,
   insertDelivery,
@@ -33,6 +35,25 @@ export interface DeliveriesContext {
   signals: JobSignals;
 }
 
+/** A page of deliveries, with the device and geofence of each one's event (by event row id). */
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  total: number;
+  subjects: Map<string, DeliverySubject>;
+}
+
+async function pageOf(
+  ctx: DeliveriesContext,
+  workspaceId: string,
+  filters: DeliveryFilters,
+  offset: number,
+  limit: number,
+): Promise<DeliveryPage> {
+  const { deliveries, total } = await listDeliveries(ctx.db, workspaceId, filters, offset, limit);
+  const eventRowIds = deliveries.flatMap((d) => (d.eventRowId === null ? [] : [d.eventRowId]));
+  return { deliveries, total, subjects: await deliverySubjects(ctx.db, workspaceId, eventRowIds) };
+}
+
 /** One webhook's deliveries matching `filters`; another workspace's webhook is not found. */
 export async function webhookDeliveries(
   ctx: DeliveriesContext,
@@ -41,9 +62,9 @@ export async function webhookDeliveries(
   filters: Omit<DeliveryFilters, 'webhookId'>,
   offset: number,
   limit: number,
-): Promise<{ deliveries: Delivery[]; total: number }> {
+): Promise<DeliveryPage> {
   if (!(await findWebhookSummary(ctx.db, workspaceId, webhookId))) throw new NotFoundError('Webhook');
-  return listDeliveries(ctx.db, workspaceId, { ...filters, webhookId }, offset, limit);
+  return pageOf(ctx, workspaceId, { ...filters, webhookId }, offset, limit);
 }
 
 /**
@@ -56,18 +77,26 @@ export function workspaceDeliveries(
   filters: DeliveryFilters,
   offset: number,
   limit: number,
-): Promise<{ deliveries: Delivery[]; total: number }> {
-  return listDeliveries(ctx.db, workspaceId, filters, offset, limit);
+): Promise<DeliveryPage> {
+  return pageOf(ctx, workspaceId, filters, offset, limit);
 }
 
 export async function deliveryWithAttempts(
   ctx: DeliveriesContext,
   workspaceId: string,
   id: string,
-): Promise<{ delivery: Delivery; attempts: DeliveryAttempt[] }> {
+): Promise<{ delivery: Delivery; attempts: DeliveryAttempt[]; subject: DeliverySubject | undefined }> {
   const delivery = await findDelivery(ctx.db, workspaceId, id);
   if (!delivery) throw new NotFoundError('Delivery');
-  return { delivery, attempts: await listAttempts(ctx.db, id) };
+  const subjects =
+    delivery.eventRowId === null
+      ? new Map()
+      : await deliverySubjects(ctx.db, workspaceId, [delivery.eventRowId]);
+  return {
+    delivery,
+    attempts: await listAttempts(ctx.db, id),
+    subject: delivery.eventRowId === null ? undefined : subjects.get(delivery.eventRowId),
+  };
 }
 
 /** Queues a `webhook.test` delivery; it is sent even while the webhook is disabled (that is what a test is for). */

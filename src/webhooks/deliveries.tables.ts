@@ -7,9 +7,9 @@ export type DeliveryStatus = 'pending' | 'success' | 'failed';
 export type DeliveryEventType = EventName | 'webhook.test';
 /**
  * Why the delivery exists. Only `subscription` deliveries are unique per (event, webhook): a
- * dead-letter retry or a test is a new delivery by design.
+ * dead-letter retry, a resend or a test is a new delivery by design.
  */
-export type DeliveryOrigin = 'subscription' | 'test' | 'dlq_retry' | 'workflow';
+export type DeliveryOrigin = 'subscription' | 'test' | 'dlq_retry' | 'resend' | 'workflow';
 
 /** One message to one webhook (seed §2.4), retried on the schedule until success or dead letter. */
 export interface WebhookDeliveriesTable {
@@ -46,6 +46,8 @@ export interface WebhookDeliveriesTable {
   due_at: TimestampColumn;
   /** The worker holding the lease while an attempt is in flight (null otherwise). */
   lease_owner: string | null;
+  /** The delivery this one repeats (`dlq_retry`, `resend`); null otherwise (migration 0019). */
+  source_delivery_id: string | null;
 }
 
 export interface WebhookDeliveryAttemptsTable {
@@ -94,8 +96,38 @@ export interface WebhookRateWindowsTable {
   sends: number;
 }
 
+export type RetryJobStatus = 'running' | 'done';
+
+/**
+ * "Retry every dead letter matching this filter" (migration 0019): the set is the matching entries
+ * not requeued when it was asked, up to the bound entry; the worker walks it in (queued_at, id)
+ * order from the cursor, one batch per transaction with the cursor and counts.
+ */
+export interface WebhookDlqRetryJobsTable {
+  id: string;
+  workspace_id: string;
+  webhook_id: string | null;
+  event_type: DeliveryEventType | null;
+  from_at: NullableTimestampColumn;
+  to_at: NullableTimestampColumn;
+  error_contains: string | null;
+  bound_queued_at: NullableTimestampColumn;
+  bound_id: string | null;
+  cursor_queued_at: NullableTimestampColumn;
+  cursor_id: string | null;
+  matched: number;
+  queued: number;
+  failed: number;
+  status: RetryJobStatus;
+  created_at: TimestampColumn;
+  finished_at: NullableTimestampColumn;
+  due_at: TimestampColumn;
+  lease_owner: string | null;
+}
+
 export interface DeliveryTables {
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_dlq_retry_jobs: WebhookDlqRetryJobsTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   webhook_dead_letters: WebhookDeadLettersTable;
   webhook_rate_windows: WebhookRateWindowsTable;
@@ -120,6 +152,7 @@ export const deliveryWrites = bulkTable<WebhookDeliveriesTable>()('webhook_deliv
   created_at: 'timestamp',
   next_retry_at: 'timestamp',
   due_at: 'timestamp',
+  source_delivery_id: 'text',
 });
 
 /** A claim's write to each delivery it decided: due time, lease, and where the attempt goes. */

@@ -1,7 +1,8 @@
 /**
- * Retrying deliveries by hand (contract §5, ADR 018): a dead-letter entry (one or up to 100 at
- * once) and "retry now" of a delivery, which hastens a pending one or retries a failed one through
- * its dead-letter entry. Plain functions of a context; the transactions open here.
+ * Retrying deliveries by hand (contract §5, ADR 018): a dead-letter entry (one, up to 100 at once,
+ * or a batch of a "retry all matching" job), "retry now" of a delivery, which hastens a pending one
+ * or retries a failed one through its dead-letter entry, and a resend of any delivery. Plain
+ * functions of a context; the transactions open here, except for the job's batches (its own).
  */
 import { type Trx, withTransaction } from '../db/transaction.ts';
 import { ConflictError, DomainError, NotFoundError } from '../shared/errors.ts';
@@ -12,32 +13,37 @@ import {
   findDeadLetterOfDelivery,
   markRequeued,
 } from './dead-letters.repository.ts';
-import { findDelivery, findWebhookSummary, insertDelivery, makeDueNow } from './deliveries.repository.ts';
+import {
+  type Delivery,
+  findDelivery,
+  findWebhookSummary,
+  insertDelivery,
+  makeDueNow,
+} from './deliveries.repository.ts';
 import type { DeliveriesContext } from './deliveries.service.ts';
 
 /**
- * Seed §3: a retried entry becomes a new delivery with a fresh attempt counter, the same payload
- * and idempotency key (receivers de-duplicate on it), and the entry is marked requeued. An entry
- * already requeued may be retried again: each retry is one more new delivery.
+ * A new delivery of `original`'s payload to its webhook as configured now: the same event, payload
+ * and idempotency key (receivers de-duplicate on it), a fresh attempt counter, and a link back to
+ * the delivery it repeats. Its webhook deleted → NotFoundError, decided before any write.
  */
-async function requeue(
+async function repeatDelivery(
   ctx: DeliveriesContext,
   trx: Trx,
-  workspaceId: string,
-  entry: DeadLetter,
+  original: Delivery,
+  origin: 'dlq_retry' | 'resend',
 ): Promise<string> {
-  const original = await findDelivery(trx, workspaceId, entry.deliveryId);
-  if (!original) throw new NotFoundError('Dead-letter entry');
   const webhook =
-    original.webhookId === null ? undefined : await findWebhookSummary(trx, workspaceId, original.webhookId);
+    original.webhookId === null
+      ? undefined
+      : await findWebhookSummary(trx, original.workspaceId, original.webhookId);
   if (!webhook) throw new NotFoundError('Webhook');
-  const now = ctx.clock.now();
   const deliveryId = uuidv7();
   await insertDelivery(trx, ctx.capabilities, {
     id: deliveryId,
-    workspaceId,
+    workspaceId: original.workspaceId,
     webhookId: webhook.id,
-    origin: 'dlq_retry',
+    origin,
     eventRowId: original.eventRowId,
     geofenceId: original.geofenceId,
     eventType: original.eventType,
@@ -46,10 +52,48 @@ async function requeue(
     payload: original.payload,
     url: webhook.url,
     method: webhook.method,
-    now,
+    now: ctx.clock.now(),
+    sourceDeliveryId: original.id,
   });
-  await markRequeued(trx, entry.id, now);
   return deliveryId;
+}
+
+/**
+ * Seed §3: a retried entry becomes a new delivery (`repeatDelivery`) and the entry is marked
+ * requeued. An entry already requeued may be retried again: each retry is one more new delivery.
+ * Every dead-letter retry — single, bulk, "retry all matching" — goes through here.
+ */
+export async function requeue(
+  ctx: DeliveriesContext,
+  trx: Trx,
+  workspaceId: string,
+  entry: DeadLetter,
+): Promise<string> {
+  const original = await findDelivery(trx, workspaceId, entry.deliveryId);
+  if (!original) throw new NotFoundError('Dead-letter entry');
+  const deliveryId = await repeatDelivery(ctx, trx, original, 'dlq_retry');
+  await markRequeued(trx, entry.id, ctx.clock.now());
+  return deliveryId;
+}
+
+/**
+ * POST /webhooks/deliveries/{delivery_id}/resend: a new delivery of the same event whatever the
+ * old one's state (a success included), as Stripe's and Svix's "resend" do. The payload's `id` and
+ * `X-Idempotency-Key` stay: it is the same event, and a receiver that handled it already may
+ * de-duplicate. A dead-letter entry of the old delivery is left as it is (not marked requeued).
+ */
+export async function resendDelivery(
+  ctx: DeliveriesContext,
+  workspaceId: string,
+  deliveryId: string,
+): Promise<string> {
+  const id = await withTransaction(ctx.db, async (trx) => {
+    const original = await findDelivery(trx, workspaceId, deliveryId);
+    if (!original) throw new NotFoundError('Delivery');
+    return repeatDelivery(ctx, trx, original, 'resend');
+  });
+  ctx.signals.deliveries.notify();
+  return id;
 }
 
 async function retryEntry(

@@ -199,6 +199,10 @@ class DeliveryKind implements JobKind<ClaimedDelivery, AttemptRecord> {
           type: 'webhook.dead_letter',
           title: `Webhook "${webhook.name}": ${count === 1 ? 'a delivery' : `${count} deliveries`} moved to the dead-letter queue`,
           body: `After ${first.delivery.attempt} attempts, delivery to ${webhook.url} failed: ${first.errorMessage}. Retry it with POST /api/v1/webhooks/dlq/{dlq_id}/retry.`,
+          action: {
+            label: 'Review and retry on the dashboard',
+            path: `/webhooks/dead-letters?webhook=${encodeURIComponent(webhook.id)}`,
+          },
           data: {
             webhook_id: webhook.id,
             webhook_name: webhook.name,

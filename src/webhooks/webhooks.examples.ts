@@ -27,6 +27,12 @@ const delivery = {
   id: ids.delivery,
   webhook_id: ids.webhook,
   geofence_id: ids.geofence,
+  geofence_name: event.geofence_name,
+  device_id: ids.device,
+  device_name: 'Truck 7',
+  origin: 'subscription',
+  source_delivery_id: null,
+  event_record_id: ids.event,
   event_type: 'geofence.enter',
   event_id: event.event_id,
   url: webhook.url,
@@ -111,6 +117,8 @@ const deadLetter = {
   requeued: false,
 };
 
+const retryJobId = '0197a0c2-3b20-7851-8d2e-b1c1d1e1f101';
+
 export const webhookExamples: OperationExamples = {
   'POST /api/v1/webhooks': {
     request: {
@@ -155,6 +163,40 @@ export const webhookExamples: OperationExamples = {
   },
   'POST /api/v1/webhooks/dlq/{dlq_id}/retry': {
     responses: { 202: { delivery_id: ids.delivery, status: 'pending' } },
+  },
+  'POST /api/v1/webhooks/dlq/retry-matching': {
+    request: { webhook_id: ids.webhook, from: '2026-03-10T00:00:00.000Z', error_contains: 'HTTP 503' },
+    responses: { 202: { job_id: retryJobId, matched: 250 } },
+  },
+  'GET /api/v1/webhooks/dlq/retry-matching/{job_id}': {
+    responses: {
+      200: {
+        job_id: retryJobId,
+        status: 'running',
+        matched: 250,
+        queued: 200,
+        failed: 0,
+        created_at: '2026-03-10T19:00:00.000Z',
+        finished_at: null,
+      },
+    },
+  },
+  'POST /api/v1/webhooks/deliveries/{delivery_id}/resend': {
+    responses: { 202: { delivery_id: '0197a0c2-3b1f-7740-8c1d-a1b1c1d1e1f1', status: 'pending' } },
+  },
+  'GET /api/v1/webhooks/{webhook_id}/health': {
+    responses: {
+      200: {
+        window: '24h',
+        attempts: 1440,
+        success_rate: 0.9958,
+        p50_ms: 84.2,
+        p95_ms: 412.7,
+        last_failure_at: '2026-03-10T18:12:00.000Z',
+        last_failure_message: 'HTTP 503 Service Unavailable',
+        consecutive_failures: 0,
+      },
+    },
   },
   'POST /api/v1/webhooks/dlq/retry': {
     request: { dlq_ids: [ids.deadLetter, '0197a0c2-3b1c-750d-89ea-718191a1b1c2'] },

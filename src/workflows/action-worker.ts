@@ -152,6 +152,10 @@ class ActionKind implements JobKind<ClaimedAction, ActionAttempt> {
           type: 'workflow.action_failed',
           title: `Workflow "${context.workflow.name}": ${count === 1 ? `a ${first.job.type} action` : `${count} actions`} failed for good`,
           body: `After ${first.job.attempt} attempts, the ${first.job.type} action failed: ${first.errorMessage}. Retry the run with POST /api/v1/workflows/${first.job.workflowId}/runs/{run_id}/retry.`,
+          action: {
+            label: 'Review and retry on the dashboard',
+            path: runsPath(first.job.workflowId, list),
+          },
           data: {
             workflow_id: first.job.workflowId,
             workflow_name: context.workflow.name,
@@ -171,4 +175,11 @@ class ActionKind implements JobKind<ClaimedAction, ActionAttempt> {
 
 function failed(errorMessage: string): ActionOutcome {
   return { success: false, statusCode: null, errorMessage, responseExcerpt: null };
+}
+
+/** The dashboard page of the failed run, or of the workflow's runs when several failed at once. */
+function runsPath(workflowId: string, failures: readonly FailedAction[]): string {
+  const runs = `/workflows/${encodeURIComponent(workflowId)}/runs`;
+  const ids = [...new Set(failures.map((f) => f.job.runId))];
+  return ids.length === 1 ? `${runs}/${encodeURIComponent(String(ids[0]))}` : runs;
 }

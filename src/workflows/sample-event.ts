@@ -52,12 +52,20 @@ export function sampleEvent(
     userId: SAMPLE_DEVICE.userId ?? 'sample-user',
     geofenceId: trigger.geofenceId,
     geofenceName: geofence.name,
-    lng: (west + east) / 2,
-    lat: (south + north) / 2,
+    lng: centre(west, east),
+    lat: centre(south, north),
     locationId: ids.locationId,
     sessionId: null,
     occurredAt: now,
     createdAt: now,
     metadata: { geofence_metadata: geofence.metadata, event_metadata: { test: true } },
   };
+}
+
+/**
+ * The middle of two coordinates to 7 decimals (about a centimetre): floating-point halves such as
+ * (52.5 + 52.52) / 2 = 52.510000000000005 would reach messages as written, digits of noise in them.
+ */
+function centre(a: number, b: number): number {
+  return Math.round(((a + b) / 2) * 1e7) / 1e7;
 }

@@ -94,6 +94,64 @@ export function templateProblem(template: string): string | null {
   return null;
 }
 
+/** Objects of the context whose own keys are the documented variables under them. */
+const KNOWN_OBJECTS = new Set(['geofence', 'device', 'point', 'workflow']);
+/** Free-form objects: any key under them may exist (`device.metadata.<key>`). */
+const OPEN_OBJECTS = ['geofence.metadata', 'device.metadata', 'metadata'];
+const KNOWN_NAMES = new Set<string>([...TEMPLATE_VARIABLES, ...KNOWN_OBJECTS, ...OPEN_OBJECTS]);
+
+const isOpen = (path: string): boolean =>
+  OPEN_OBJECTS.some((open) => path === open || path.startsWith(`${open}.`));
+const isKnown = (path: string): boolean => KNOWN_NAMES.has(path) || isOpen(path);
+
+/**
+ * The variables of `template` that are none of TEMPLATE_VARIABLES (`{{bogus.var}}`, a typo such as
+ * `{{device.nmae}}`), in order of first use. They render empty, as Mustache does; the preview
+ * names them so the empty spot in a message is not a surprise. Inside a section of a documented
+ * object (`{{#device}}{{name}}{{/device}}`) names resolve in it first, as when rendering; inside a
+ * section over free-form metadata nothing is known about the names, and none is reported.
+ */
+export function unknownVariables(template: string): string[] {
+  let tokens: TemplateToken[];
+  try {
+    tokens = parseTemplate(template);
+  } catch {
+    return [];
+  }
+  const unknown = new Set<string>();
+  // Iterative, as hasPartial: each entry is a token list and the objects its names resolve in.
+  const pending: Array<{ list: readonly TemplateToken[]; scopes: readonly string[] | null }> = [
+    { list: tokens, scopes: [] },
+  ];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    const { list, scopes } = item;
+    for (const token of list) {
+      const kind = token[0];
+      if (kind !== 'name' && kind !== '&' && kind !== '#' && kind !== '^') continue;
+      const name = String(token[1] ?? '');
+      const resolved = scopes === null || name === '.' ? null : resolve(name, scopes);
+      if (scopes !== null && name !== '.' && resolved === undefined) unknown.add(name);
+      if (kind !== '#' && kind !== '^') continue;
+      const body = token[4] as unknown as TemplateToken[];
+      // A section over a documented object looks names up in it; over anything free-form, who knows.
+      const inner =
+        scopes === null || resolved === undefined || (resolved !== null && isOpen(resolved))
+          ? null
+          : resolved !== null && kind === '#' && KNOWN_OBJECTS.has(resolved)
+            ? [resolved, ...scopes]
+            : scopes;
+      if (Array.isArray(body)) pending.push({ list: body, scopes: inner });
+    }
+  }
+  return [...unknown];
+}
+
+/** The full path `name` stands for in the innermost of `scopes` that has it, or undefined. */
+function resolve(name: string, scopes: readonly string[]): string | undefined {
+  for (const scope of scopes) if (isKnown(`${scope}.${name}`)) return `${scope}.${name}`;
+  return isKnown(name) ? name : undefined;
+}
+
 function hasPartial(tokens: readonly TemplateToken[]): boolean {
   // Iterative: sections may nest thousands of levels deep in a template of the maximum length.
   const pending = [tokens];

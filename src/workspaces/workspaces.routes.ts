@@ -8,8 +8,8 @@ import { callerOf, MANAGED, signedInUserId } from './route-caller.ts';
 import {
   AddMemberBody,
   ChangeRoleBody,
+  CreatedInvitationSchema,
   CreateWorkspaceBody,
-  InvitationSchema,
   InvitationTokenBody,
   invitationOut,
   MemberParams,
@@ -174,13 +174,15 @@ export async function workspaceRoutes(
           'Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write. ' +
           'New invitations to one address are limited to 3 per rolling hour, whichever workspace sends ' +
           'them (no address can be flooded); beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing ' +
-          'created or sent. Adding an existing user sends no e-mail and is not limited.',
+          'created or sent. Adding an existing user sends no e-mail and is not limited. When the ' +
+          'service has no SMTP_URL, the e-mail is only kept in the outbox: the 202 answer then carries ' +
+          '`accept_url`, the link the e-mail holds, for the inviter to pass on (in this answer only).',
         ...MANAGED,
         params: WorkspaceParams,
         body: AddMemberBody,
         response: {
           201: MemberSchema,
-          202: InvitationSchema,
+          202: CreatedInvitationSchema,
           ...errorResponses(400, 401, 403, 404, 429),
         },
       },
@@ -193,7 +195,10 @@ export async function workspaceRoutes(
         request.body,
       );
       if (result.kind === 'member') return reply.status(201).send(memberOut(result.member));
-      return reply.status(202).send(invitationOut(result.invitation));
+      const invitation = invitationOut(result.invitation);
+      return reply
+        .status(202)
+        .send(result.acceptUrl === null ? invitation : { ...invitation, accept_url: result.acceptUrl });
     },
   );
 

@@ -44,6 +44,19 @@ component('Workspace', WorkspaceSchema);
 component('Member', MemberSchema);
 component('Invitation', InvitationSchema);
 
+/** A new invitation; `accept_url` only when no e-mail can carry the link (no SMTP_URL). */
+export const CreatedInvitationSchema = Type.Object({
+  ...InvitationSchema.properties,
+  accept_url: Type.Optional(
+    Type.String({
+      description:
+        'The link that accepts the invitation, present only when the service has no SMTP_URL and ' +
+        'the invitation e-mail cannot be sent: pass it on to the invitee. Not shown again.',
+    }),
+  ),
+});
+component('CreatedInvitation', CreatedInvitationSchema);
+
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const MemberParams = Type.Object({ workspace_id: Type.String(), user_id: Type.String() });
 export const InvitationParams = Type.Object({

@@ -6,7 +6,7 @@
 import type { Db } from '../db/database.ts';
 import { withTransaction } from '../db/transaction.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { invitationEmail } from '../mail/templates.ts';
+import { invitationAcceptUrl, invitationEmail } from '../mail/templates.ts';
 import type { Clock } from '../shared/clock.ts';
 import { normalizeEmail } from '../shared/email-address.ts';
 import {
@@ -164,7 +164,16 @@ export async function membersOf(
 
 export type AddMemberResult =
   | { kind: 'member'; member: Member }
-  | { kind: 'invitation'; invitation: PendingInvitation };
+  | {
+      kind: 'invitation';
+      invitation: PendingInvitation;
+      /**
+       * Without SMTP the e-mail is only kept in the outbox, which the inviter cannot read: the
+       * link it holds is given to the inviter (an owner or admin) to pass on instead. Null when
+       * the e-mail goes out: the link then reaches the invitee alone.
+       */
+      acceptUrl: string | null;
+    };
 
 /** An existing user is added at once; anyone else gets an invitation e-mail. */
 export async function addMember(
@@ -204,7 +213,8 @@ export async function addMember(
   await ctx.mailer.send(invitationEmail(email, ctx.publicUrl, access.workspace.name, input.role, token));
   const invitation = await findPendingInvitation(ctx.db, workspaceId, id);
   if (!invitation) throw new Error('created invitation vanished');
-  return { kind: 'invitation', invitation };
+  const acceptUrl = ctx.mailer.sends ? null : invitationAcceptUrl(ctx.publicUrl, token);
+  return { kind: 'invitation', invitation, acceptUrl };
 }
 
 export async function acceptWorkspaceInvitation(

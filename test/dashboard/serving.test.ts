@@ -2,7 +2,8 @@
  * How the server serves the built dashboard (src/dashboard): index.html revalidated on every visit
  * with a strict CSP, hashed assets immutable, the dashboard's own addresses answered with
  * index.html for a browser while API clients keep the contract's 404, `/config.json` from
- * MAP_TILE_URL (whose host the CSP lets images come from), and a build whose index.html names only
+ * MAP_TILE_URL (whose host the CSP lets images come from) and GEOCODER_URL (whose origin the CSP
+ * lets the page fetch from), and a build whose index.html names only
  * files that exist.
  */
 import assert from 'node:assert/strict';
@@ -117,7 +118,7 @@ describe('dashboard serving', () => {
     const res = await t.app.inject({ url: '/config.json' });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['cache-control'], 'no-cache');
-    assert.deepEqual(res.json(), { map_tile_url: null, map_tile_attribution: null });
+    assert.deepEqual(res.json(), { map_tile_url: null, map_tile_attribution: null, geocoder_url: null });
   });
 
   test('the built index.html loads only files under /assets/ that exist and are served', async () => {
@@ -150,6 +151,7 @@ describe('dashboard serving with MAP_TILE_URL', () => {
       assert.deepEqual(config.json(), {
         map_tile_url: 'https://tiles.example.org/{z}/{x}/{y}.png',
         map_tile_attribution: '© Example contributors',
+        geocoder_url: null,
       });
       const page = await t.app.inject({ url: '/', headers: { accept: HTML } });
       const csp = directives(String(page.headers['content-security-policy']));
@@ -186,6 +188,26 @@ describe('dashboard serving with MAP_TILE_URL', () => {
           error instanceof ConfigError && error.problems.some((p) => p.startsWith('MAP_TILE_URL')),
         value,
       );
+    }
+  });
+});
+
+describe('dashboard serving with GEOCODER_URL', () => {
+  test('/config.json names the geocoder; connect-src allows exactly its origin (pages served by the fallback too)', async () => {
+    const t = await startTestApp({
+      env: { GEOCODER_URL: 'https://nominatim.example.org:8443/search?countrycodes=de' },
+    });
+    try {
+      const config = await t.app.inject({ url: '/config.json' });
+      assert.equal(config.json().geocoder_url, 'https://nominatim.example.org:8443/search?countrycodes=de');
+      for (const url of ['/', '/geofences']) {
+        const page = await t.app.inject({ url, headers: { accept: HTML } });
+        const csp = directives(String(page.headers['content-security-policy']));
+        assert.deepEqual(csp.get('connect-src'), ["'self'", 'https://nominatim.example.org:8443'], url);
+        assert.deepEqual(csp.get('img-src'), ["'self'", 'data:', 'blob:'], url);
+      }
+    } finally {
+      await t.close();
     }
   });
 });

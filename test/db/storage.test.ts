@@ -72,6 +72,7 @@ describe(`storage on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
       'webhook_dead_letters',
       'webhook_deliveries',
       'webhook_delivery_attempts',
+      'webhook_dlq_retry_jobs',
       'webhook_rate_windows',
       'webhooks',
       'workflow_action_attempts',

@@ -134,6 +134,38 @@ describe('device CRUD', () => {
     );
   });
 
+  test('list sort: by name either way (case-insensitive, ties by id), oldest first; unknown → 422', async () => {
+    const ws = await signUp(t, 'devices-sort');
+    const token = { token: ws.tokens.access_token };
+    for (const name of ['bravo', 'Alpha', 'charlie', 'alpha']) {
+      await createDevice(t, token, { name });
+      t.clock.advance(1000);
+    }
+    const names = async (sort: string, query: Record<string, string> = {}) =>
+      (await listAll<DeviceOut>(t, token, '/devices', { sort, ...query })).map((d) => d.name);
+    // "Alpha" and "alpha" are equal case-insensitively: the id (creation order) orders them.
+    assert.deepEqual(await names('name'), ['Alpha', 'alpha', 'bravo', 'charlie']);
+    assert.deepEqual(await names('-name'), ['charlie', 'bravo', 'alpha', 'Alpha']);
+    assert.deepEqual(await names('created_at'), ['bravo', 'Alpha', 'charlie', 'alpha']);
+    assert.deepEqual(await names('-created_at'), ['alpha', 'charlie', 'Alpha', 'bravo']);
+    assert.deepEqual(await names('name', { q: 'ALPHA' }), ['Alpha', 'alpha'], 'sort and search together');
+    // Pages of a sorted list neither overlap nor skip.
+    const paged: string[] = [];
+    for (const offset of ['0', '2']) {
+      const page = expectStatus<Page<DeviceOut>>(
+        await call(t, '/devices', { ...token, query: { sort: 'name', limit: '2', offset } }),
+        200,
+      );
+      paged.push(...page.results.map((d) => d.name));
+    }
+    assert.deepEqual(paged, ['Alpha', 'alpha', 'bravo', 'charlie']);
+    expectError(
+      await call(t, '/devices', { ...token, query: { sort: 'last_seen_at' } }),
+      422,
+      'VALIDATION_ERROR',
+    );
+  });
+
   test('PATCH is partial; null clears external_id and user_id', async () => {
     const device = await createDevice(t, jwt, { external_id: 'p-1', user_id: 'u', metadata: { a: 1 } });
     t.clock.advance(5000);

@@ -11,6 +11,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { call, expectError, expectStatus, signUp } from '../helpers/identity.ts';
+import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 import {
   createWebhook,
   type DeadLetterOut,
@@ -38,14 +39,25 @@ async function closedPort(): Promise<number> {
 describe('retry schedule and dead letters', () => {
   let h: DeliveryHarness;
   let receiver: Receiver;
+  let sink: SmtpSink;
 
   before(async () => {
-    h = await startDeliveryHarness();
+    sink = await startSmtpSink();
+    h = await startDeliveryHarness({ env: { SMTP_URL: sink.url, PUBLIC_URL: 'https://geo.example.test' } });
     receiver = await Receiver.start(() => h.t.clock.now().getTime());
+    expectStatus(
+      await call(h.t, '/account/settings', {
+        method: 'PATCH',
+        token: h.token,
+        body: { email_notifications: true },
+      }),
+      200,
+    );
   });
   after(async () => {
     await h.close();
     await receiver.close();
+    await sink.close();
   });
 
   test('seven attempts at the documented offsets, then failed and dead-lettered; a retry succeeds', async () => {
@@ -153,6 +165,16 @@ describe('retry schedule and dead letters', () => {
     const note = notes.results.find((n) => n.type === 'webhook.dead_letter');
     assert.ok(note, 'the workspace admin was notified');
     assert.deepEqual(note.data.dlq_ids, [entry.dlq_id]);
+    // By e-mail too, with a link to the dashboard page that retries it.
+    const mail = await sink.waitFor(
+      (m) => m.to.includes(h.user.email) && m.subject.includes('dead-letter queue'),
+    );
+    assert.ok(
+      mail.text.includes(
+        `Review and retry on the dashboard: https://geo.example.test/webhooks/dead-letters?webhook=${hook.id}`,
+      ),
+      mail.text,
+    );
 
     const statsBefore = expectStatus<Record<string, unknown>>(
       await call(h.t, '/webhooks/dlq/stats', { token: h.token }),

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { sampleEvent } from '../../src/workflows/sample-event.ts';
 import {
   defaultMessage,
   defaultSubject,
@@ -14,6 +15,7 @@ import {
   renderTemplate,
   type TemplateContext,
   templateProblem,
+  unknownVariables,
 } from '../../src/workflows/templates.ts';
 
 const RUNS = 500;
@@ -399,6 +401,51 @@ describe('properties', () => {
         assert.equal(renderTemplate('{{device.name}}', withDeviceName(name), 'text'), name);
       }),
       { numRuns: RUNS },
+    );
+  });
+});
+
+describe('variables that are none of the documented ones', () => {
+  test('named in order of first use; documented ones, metadata keys and sections are not', () => {
+    assert.deepEqual(
+      unknownVariables('{{bogus.var}} {{device.nmae}} {{device.name}} {{bogus.var}} {{&nope}}'),
+      ['bogus.var', 'device.nmae', 'nope'],
+    );
+    assert.deepEqual(
+      unknownVariables(
+        '{{event}} {{point.lat}} {{device.metadata.plate}} {{geofence.metadata.zone.code}} {{metadata.x}} {{test}}',
+      ),
+      [],
+    );
+    // Names inside a section of an object resolve in it first, then outside, as when rendering.
+    assert.deepEqual(unknownVariables('{{#device}}{{name}} {{event}} {{colour}}{{/device}}'), ['colour']);
+    // Over free-form metadata nothing is known: nothing is reported inside.
+    assert.deepEqual(unknownVariables('{{#metadata.stops}}{{name}} {{.}}{{/metadata.stops}}'), []);
+    assert.deepEqual(unknownVariables('{{^devise}}none{{/devise}}'), ['devise']);
+    // A template that does not parse has its own problem (templateProblem), not this one.
+    assert.deepEqual(unknownVariables('{{#device}}'), []);
+  });
+
+  test('an unknown variable renders empty, as before', () => {
+    assert.equal(renderTemplate('a{{bogus.var}}b', sampleContext(), 'text'), 'ab');
+  });
+});
+
+describe('the sample event of previews and test runs', () => {
+  test('its point, the geofence’s centre, has no floating-point noise', () => {
+    const event = sampleEvent(
+      { workspaceId: 'w', geofenceId: 'g', eventTypes: ['enter'] },
+      { name: 'Depot', metadata: {}, bbox: [13.404, 52.5, 13.408, 52.52] },
+      new Date('2026-03-10T12:00:00Z'),
+      { id: 'e', locationId: 'l' },
+    );
+    // (52.5 + 52.52) / 2 is 52.510000000000005 and (13.404 + 13.408) / 2 is 13.405999999999999.
+    assert.deepEqual([event.lat, event.lng], [52.51, 13.406]);
+    assert.equal(
+      defaultMessage({ ...sampleContext(), point: { lat: event.lat, lng: event.lng } }).includes(
+        '(52.51, 13.406)',
+      ),
+      true,
     );
   });
 });

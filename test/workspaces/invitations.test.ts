@@ -295,3 +295,62 @@ describe('pending invitations: list, resend, revoke', () => {
     expectStatus(res, 200, 'accept the resent invitation');
   });
 });
+
+describe('an invitation without SMTP: the link is in the answer', () => {
+  let t: TestApp;
+  let sink: SmtpSink;
+  let mailed: TestApp;
+
+  before(async () => {
+    sink = await startSmtpSink();
+    [t, mailed] = await Promise.all([startIdentityApp(), startIdentityApp({ env: { SMTP_URL: sink.url } })]);
+  });
+  after(async () => {
+    await t?.close();
+    await mailed?.close();
+    await sink?.close();
+  });
+
+  const invite = async (app: TestApp, owner: SignedUpUser, email: string) =>
+    expectStatus<InvitationOut & { accept_url?: string }>(
+      await call(app, `/workspaces/${owner.workspace.id}/members`, {
+        token: owner.tokens.access_token,
+        body: { email, role: 'member' },
+      }),
+      202,
+      `invite ${email}`,
+    );
+
+  test('no e-mail can go out: accept_url is answered, and its token joins the workspace', async () => {
+    const owner = await signUp(t, 'no-smtp-owner');
+    const email = uniqueEmail('no-smtp-invitee');
+    const sent = await invite(t, owner, email);
+    assert.ok(sent.accept_url, 'accept_url answered');
+    const url = new URL(sent.accept_url);
+    assert.equal(url.pathname, '/accept-invitation');
+    const token = url.searchParams.get('token') ?? '';
+    await registerUser(t, { email });
+    const tokens = await login(t, email, PASSWORD);
+    expectStatus(
+      await call(t, '/workspaces/invitations/accept', { token: tokens.access_token, body: { token } }),
+      200,
+      'accept with the answered link',
+    );
+    const joined = await me(t, tokens.access_token);
+    assert.ok(joined.workspaces.some((w) => w.id === owner.workspace.id && w.role === 'member'));
+    // The link is not kept: the list of pending invitations never shows one.
+    const listed = expectStatus<Page<Record<string, unknown>>>(
+      await call(t, `/workspaces/${owner.workspace.id}/invitations`, { token: owner.tokens.access_token }),
+      200,
+    );
+    assert.ok(listed.results.every((i) => !('accept_url' in i)));
+  });
+
+  test('with SMTP the link goes to the invitee alone: no accept_url in the answer', async () => {
+    const owner = await signUp(mailed, 'smtp-owner');
+    const email = uniqueEmail('smtp-invitee');
+    const sent = await invite(mailed, owner, email);
+    assert.equal(sent.accept_url, undefined);
+    await sink.waitFor((m) => m.to.includes(email) && m.token !== undefined);
+  });
+});

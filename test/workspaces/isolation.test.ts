@@ -196,6 +196,15 @@ describe('tenant isolation: every route with an id answers 404 for another works
       202,
       'B test-runs its workflow',
     );
+    // A "retry all matching" job of B's (matching nothing: done at once, B's entry stays as it is).
+    const bRetryJob = expectStatus<{ job_id: string }>(
+      await call(t, '/webhooks/dlq/retry-matching', {
+        ...bToken,
+        body: { error_contains: 'matches no entry' },
+      }),
+      202,
+      'B starts a retry job',
+    );
     const aToken = { token: a.tokens.access_token };
     const aGeofence = expectStatus<GeofenceOut>(
       await call(t, '/geofences', {
@@ -233,6 +242,7 @@ describe('tenant isolation: every route with an id answers 404 for another works
       event_id: bEvent.id,
       workflow_id: bWorkflow.id,
       run_id: bRun.run_id,
+      job_id: bRetryJob.job_id,
     };
   });
   after(async () => t?.close());
@@ -454,7 +464,9 @@ describe('tenant isolation: every route with an id answers 404 for another works
       await call(t, `/workspaces/${b.workspace.id}/invitations`, { token }),
       200,
     );
-    assert.deepEqual(invitations.results, [bInvitation], 'B’s invitation as sent, still pending');
+    // The creation answer alone carries `accept_url` (the token is never readable again).
+    const { accept_url: _shownOnce, ...asListed } = bInvitation as InvitationOut & { accept_url?: string };
+    assert.deepEqual(invitations.results, [asListed], 'B’s invitation as sent, still pending');
     expectStatus(await call(t, '/auth/test-api-key', { apiKey: bKey.key }), 200, 'B key still valid');
     const notifications = expectStatus<Page<NotificationOut>>(
       await call(t, '/account/notifications', { token }),

@@ -16,6 +16,7 @@ import { oneJobEngine } from './0015-one-job-engine.ts';
 import { mailJobs } from './0016-mail-jobs.ts';
 import { eventContexts } from './0017-event-contexts.ts';
 import { deviceTokens } from './0018-device-tokens.ts';
+import { deliveryOperations } from './0019-delivery-operations.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   mailJobs,
   eventContexts,
   deviceTokens,
+  deliveryOperations,
 ];
