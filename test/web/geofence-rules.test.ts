@@ -162,10 +162,8 @@ describe('dashboard: geofence rules (§4.5)', () => {
         body: { coordinates: INSIDE },
       });
 
-      // A reload signs out (tokens live in memory): sign in again, back to the same geofence.
+      // A reload stays signed in (the session cookie) and comes back to the same geofence.
       await page.reload();
-      await page.waitForURL((url) => url.pathname === '/login');
-      await signIn(page, account.email, account.password);
       await page.getByRole('heading', { level: 2, name: 'Edit “Yard”' }).waitFor();
       const again = page.getByRole('region', { name: 'Edit “Yard”' });
       assert.equal(await again.getByLabel('Dwell (seconds)').inputValue(), '300');

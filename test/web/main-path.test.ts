@@ -43,7 +43,7 @@ interface ApiEvent {
   device_id: string;
 }
 
-/** Follows a link inside the app, as its own links do: a reload would sign out (tokens live in memory). */
+/** Follows a link inside the app as its own links do, without reloading the page. */
 async function followLink(page: Page, target: string): Promise<void> {
   await page.evaluate(
     `history.pushState(null, '', ${JSON.stringify(target)}); dispatchEvent(new PopStateEvent('popstate'))`,

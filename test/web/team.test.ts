@@ -31,7 +31,7 @@ function acceptLink(mail: SinkMessage): string {
   return url.pathname + url.search;
 }
 
-/** Follows a link inside the app, as its own links do: a reload would sign out (tokens live in memory). */
+/** Follows a link inside the app as its own links do, without reloading the page. */
 async function followLink(page: Page, target: string): Promise<void> {
   await page.evaluate(
     `history.pushState(null, '', ${JSON.stringify(target)}); dispatchEvent(new PopStateEvent('popstate'))`,

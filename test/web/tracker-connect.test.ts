@@ -50,7 +50,7 @@ describe('dashboard: connect a tracker', () => {
 
   /** Signs in onto the device's page and waits for its "Connect a tracker" section. */
   async function openDevice(page: Page, deviceId: string): Promise<void> {
-    await page.goto(`/login?next=${encodeURIComponent(`/devices?device=${deviceId}`)}`);
+    await page.goto(`/login?next=${encodeURIComponent(`/devices/${deviceId}`)}`);
     await signIn(page, account.email, account.password);
     await section(page).waitFor();
     await section(page).getByText('No tokens yet').waitFor();

@@ -279,14 +279,12 @@ describe('dashboard: webhooks, deliveries and dead letters', () => {
       await axe(page);
       await screenshot(page, 'webhooks-dead-letters');
 
-      // Filters go to the URL and survive a reload (which signs in again).
+      // Filters go to the URL and survive a reload.
       await page.getByLabel('Webhook', { exact: true }).selectOption({ label: 'Dispatch' });
       await page.getByLabel('Retried', { exact: true }).selectOption('false');
       await page.waitForURL((url) => url.searchParams.get('requeued') === 'false');
       assert.equal(new URL(page.url()).searchParams.get('webhook'), webhookId);
       await page.reload();
-      await page.waitForURL((url) => url.pathname === '/login');
-      await signIn(page, account.email, account.password);
       await page.waitForURL((url) => url.pathname === '/webhooks/dead-letters');
       assert.equal(new URL(page.url()).searchParams.get('requeued'), 'false');
       assert.equal(await page.getByLabel('Retried', { exact: true }).inputValue(), 'false');
@@ -325,6 +323,12 @@ describe('dashboard: webhooks, deliveries and dead letters', () => {
         .getByRole('link')
         .nth(EVENTS - 1)
         .waitFor();
+      // Each outcome names its entry (what failed, where, when), not a prefix of an id.
+      const outcomeNames = await page
+        .getByRole('list', { name: 'Outcome per entry' })
+        .getByRole('link')
+        .allTextContents();
+      for (const name of outcomeNames) assert.match(name, /^geofence\.(enter|exit) to Dispatch, failed \d/);
       // The list was loaded again: nothing is waiting for a retry any more.
       await page.getByText('No dead letters match these filters.').waitFor();
       await stats.getByText('Retried').locator('xpath=..').getByText(String(EVENTS)).waitFor();
@@ -352,8 +356,6 @@ describe('dashboard: webhooks, deliveries and dead letters', () => {
       await page.getByLabel('Response', { exact: true }).selectOption('5xx');
       await page.waitForURL((url) => url.searchParams.get('status_class') === '5xx');
       await page.reload();
-      await page.waitForURL((url) => url.pathname === '/login');
-      await signIn(page, account.email, account.password);
       await page.waitForURL((url) => url.pathname === '/webhooks/deliveries');
       assert.equal(await page.getByLabel('Response', { exact: true }).inputValue(), '5xx');
       await deliveries.locator(`tbody tr:nth-child(${EVENTS})`).waitFor();

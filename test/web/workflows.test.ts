@@ -154,6 +154,15 @@ describe('dashboard: workflows', () => {
       const previewed = `Sample device entered ${SLACK_ESCAPED} (enter)`;
       await slackPreview.filter({ hasText: previewed }).waitFor();
       assert.equal(await slackPreview.textContent(), previewed);
+      // The sample point reads as written (the centre of the Depot, 13.405999999999999 unrounded), and a
+      // variable that does not exist is named rather than silently left empty.
+      await message.fill('{{device.name}} at {{point.lat}}, {{point.lng}}{{bogus.var}}');
+      await slackPreview.filter({ hasText: 'Sample device at 52.5195, 13.406' }).waitFor();
+      assert.equal(await slackPreview.textContent(), 'Sample device at 52.5195, 13.406');
+      await slack.getByTestId('unknown-message').filter({ hasText: '{{bogus.var}}' }).waitFor();
+      await message.fill('{{device.name}} entered {{geofence.name}} ({{event_type}})');
+      await slackPreview.filter({ hasText: previewed }).waitFor();
+      assert.equal(await slack.getByTestId('unknown-message').count(), 0);
 
       // An e-mail action whose subject does not parse: the problem shows before anything is sent.
       await page.getByLabel('New action type').selectOption({ label: 'E-mail' });
@@ -169,6 +178,8 @@ describe('dashboard: workflows', () => {
       assert.equal(await subject.getAttribute('aria-invalid'), 'true');
       await page.getByRole('button', { name: 'Create workflow' }).click();
       await page.getByRole('alert').filter({ hasText: 'One thing to fix before saving' }).waitFor();
+      // The problem is named as the form names the field, not by its key (`subject`).
+      await page.getByRole('alert').filter({ hasText: 'Action 2 (Subject): Invalid template' }).waitFor();
       await axe(page);
       await screenshot(page, 'workflow-builder-problems', email);
       await subject.fill('{{device.name}} at {{geofence.name}}');

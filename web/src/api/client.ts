@@ -1,8 +1,9 @@
 /**
  * The typed API client: openapi-fetch over the types generated from our OpenAPI document
  * (`npm run web:types`), so a drifting API fails the dashboard's type-check. A middleware adds the
- * access token; a 401 `TOKEN_EXPIRED` (the tab slept past the planned refresh) refreshes once and
- * replays the request.
+ * access token; a 401 refreshes from the session cookie once and replays the request: an expired
+ * token (the tab slept past the planned refresh) is renewed, and a session ended elsewhere (signed
+ * out in another tab, a password reset) fails the refresh, which signs this tab out too.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import { accessToken, refreshNow } from '../auth/session.ts';
@@ -24,12 +25,7 @@ const auth: Middleware = {
   async onResponse({ response, id }) {
     const original = replayable.get(id);
     replayable.delete(id);
-    if (response.status !== 401 || !original) return response;
-    const body = (await response
-      .clone()
-      .json()
-      .catch(() => null)) as { error_code?: string } | null;
-    if (body?.error_code !== 'TOKEN_EXPIRED' || !(await refreshNow())) return response;
+    if (response.status !== 401 || !original || !(await refreshNow())) return response;
     original.headers.set('authorization', `Bearer ${accessToken()}`);
     return fetch(original);
   },

@@ -28,23 +28,29 @@ export interface paths {
   "/api/v1/auth/login": {
     /**
      * Exchange e-mail and password for a token pair (failed attempts rate limited per client IP)
-     * @description Failed attempts (wrong e-mail or password, 401) are limited per client IP: LOGIN_RATE_LIMIT (default 5 per rolling minute). Successful sign-ins do not use the budget up. Once it is used up, every attempt from that address gets 429 RATE_LIMIT_EXCEEDED with Retry-After, the right password included, until the oldest failure leaves the window: the limit stops password guessing, so a correct guess is not confirmed while it holds.
+     * @description Failed attempts (wrong e-mail or password, 401) are limited per client IP: LOGIN_RATE_LIMIT (default 5 per rolling minute). Successful sign-ins do not use the budget up. Once it is used up, every attempt from that address gets 429 RATE_LIMIT_EXCEEDED with Retry-After, the right password included, until the oldest failure leaves the window: the limit stops password guessing, so a correct guess is not confirmed while it holds. With `use_cookie: true` (the dashboard) the refresh token is set as the HttpOnly, SameSite=Strict `gf_refresh` cookie, Path /api/v1/auth, Secure when PUBLIC_URL is https, and the answer carries the access token alone (`BrowserTokens`); a readable `gf_session=1` cookie says a session cookie exists.
      */
     post: operations["logIn"];
   };
   "/api/v1/auth/refresh": {
     /**
      * Rotate a refresh token: returns a new access and refresh token (rate limited per user)
-     * @description Presenting a refresh token that was already used revokes its whole session (401).
+     * @description Presenting a refresh token that was already used revokes its whole session (401). A browser session sends `{}` and its `gf_refresh` cookie: the new refresh token replaces the cookie and the answer is `BrowserTokens`. The cookie is honoured only from the service's own pages (an `Origin` header of PUBLIC_URL or of the host addressed; otherwise 403), and a 401 clears it.
      */
     post: operations["refreshTokens"];
   };
   "/api/v1/auth/logout": {
-    /** End the current session: its access and refresh tokens stop working at once */
+    /**
+     * End the current session: its access and refresh tokens stop working at once
+     * @description Also clears a browser session's cookies, and ends the session the `gf_refresh` cookie names when it is the same user’s (another tab may have switched workspace since).
+     */
     post: operations["logOut"];
   };
   "/api/v1/auth/switch-workspace": {
-    /** Get a token pair for another workspace the user belongs to */
+    /**
+     * Get a token pair for another workspace the user belongs to
+     * @description Opens a session in that workspace; the current one is left to run out (a browser session's cookie now names the new one). With `use_cookie: true` (the dashboard) the refresh token is set as the HttpOnly, SameSite=Strict `gf_refresh` cookie, Path /api/v1/auth, Secure when PUBLIC_URL is https, and the answer carries the access token alone (`BrowserTokens`); a readable `gf_session=1` cookie says a session cookie exists.
+     */
     post: operations["switchWorkspace"];
   };
   "/api/v1/auth/me": {
@@ -124,7 +130,7 @@ export interface paths {
     get: operations["listWorkspaceMembers"];
     /**
      * Add a member: an existing user joins at once (201); anyone else is invited by e-mail (202)
-     * @description Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write. New invitations to one address are limited to 3 per rolling hour, whichever workspace sends them (no address can be flooded); beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing created or sent. Adding an existing user sends no e-mail and is not limited.
+     * @description Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write. New invitations to one address are limited to 3 per rolling hour, whichever workspace sends them (no address can be flooded); beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing created or sent. Adding an existing user sends no e-mail and is not limited. When the service has no SMTP_URL, the e-mail is only kept in the outbox: the 202 answer then carries `accept_url`, the link the e-mail holds, for the inviter to pass on (in this answer only).
      */
     post: operations["addWorkspaceMember"];
   };
@@ -219,7 +225,7 @@ export interface paths {
     get: operations["listGeofenceDevices"];
   };
   "/api/v1/devices": {
-    /** List devices, newest first */
+    /** List devices, newest first unless `sort` says otherwise */
     get: operations["listDevices"];
     /** Create a device */
     post: operations["createDevice"];
@@ -315,6 +321,20 @@ export interface paths {
   "/api/v1/events/{event_id}": {
     /** One geofence event (by its record id) */
     get: operations["getEvent"];
+  };
+  "/api/v1/events/{event_id}/payload": {
+    /**
+     * The webhook payload of one event, as its deliveries send it
+     * @description The body of every delivery of this event (seed §6.3) less the delivery's own `id`, which is its `X-Idempotency-Key`; workflow `webhook` actions send the same body.
+     */
+    get: operations["getEventPayload"];
+  };
+  "/api/v1/events/{event_id}/workflow-runs": {
+    /**
+     * The workflow runs one event started, newest first
+     * @description Tied to the event record's `id`, not to the seed form `event_id`, which events of several devices can share. The deliveries of an event: GET /webhooks/deliveries?event_id={id}.
+     */
+    get: operations["listEventWorkflowRuns"];
   };
   "/api/v1/devices/{device_id}/sessions": {
     /**
@@ -438,6 +458,34 @@ export interface paths {
      * @description Each id is handled exactly as POST /webhooks/dlq/{dlq_id}/retry would handle it: retried (a new delivery, the entry marked requeued; an entry already requeued is retried again) or reported in `failed` with the error code and detail that retry would answer (`NOT_FOUND` for an unknown id, another workspace's, or an entry whose webhook was deleted). All ids are handled in one transaction: an unexpected failure (500) retries none. 1..100 distinct ids, else 422.
      */
     post: operations["retryDeadLetters"];
+  };
+  "/api/v1/webhooks/dlq/retry-matching": {
+    /**
+     * Retry every dead-letter entry matching a filter
+     * @description Retries every entry of the workspace not requeued yet that matches the filter (`webhook_id`, `event_type`, `from`/`to` on `queued_at`, `error_contains`; all optional, combined with AND; all pages, on the server): each exactly as POST /webhooks/dlq/{dlq_id}/retry does — a new delivery with the same payload and `X-Idempotency-Key`, the entry marked requeued. The set is fixed when asked: the matching entries not requeued at that moment, oldest first, at most 100,000 (`matched`); entries beyond the first 100,000, and entries dead-lettered later (the retries' own failures included), stay in the queue — ask again once the job is done to take them. The job runs in the background in batches, stored in the database: follow it with GET /webhooks/dlq/retry-matching/{job_id} on any node. A batch commits whole with the job's progress, so a process that stops mid-way is resumed by any node where it left off and no entry is retried twice. An entry requeued by another request meanwhile is skipped; an entry whose webhook was deleted counts as `failed`. `from` after `to` → 422 `value_error` at `["body", "from"]`. With no entry matching → 202 with `matched` 0 and a job already `done`.
+     */
+    post: operations["retryMatchingDeadLetters"];
+  };
+  "/api/v1/webhooks/dlq/retry-matching/{job_id}": {
+    /**
+     * Progress of a "retry all matching" job
+     * @description `queued` and `failed` grow batch by batch until `status` is `done`. Another workspace's job → 404.
+     */
+    get: operations["getDeadLetterRetryJob"];
+  };
+  "/api/v1/webhooks/deliveries/{delivery_id}/resend": {
+    /**
+     * Send a delivery again as a new delivery
+     * @description Whatever the delivery's status (`success` included) → 202 with a NEW delivery (`origin` `resend`, `source_delivery_id` the old one, attempts counted from 1) of the same event to the webhook's current URL and method. The payload is the same bytes: its `id` and `X-Idempotency-Key` stay, as a resend in Stripe or Svix keeps the event's id — it is the same event, and a receiver that de-duplicates on the key may ignore it. The old delivery and its dead-letter entry are left as they are. A delivery whose webhook was deleted → 404 `Webhook not found`.
+     */
+    post: operations["resendDelivery"];
+  };
+  "/api/v1/webhooks/{webhook_id}/health": {
+    /**
+     * A webhook's delivery health
+     * @description Over the attempts started in the last `window` (`1h`, `6h`, `24h` default, `7d`; another value → 422): `attempts`, `success_rate` (2xx answers / attempts; null with no attempt), `p50_ms`/`p95_ms` (nearest-rank percentiles of attempt durations), the last failed attempt (`last_failure_at`, `last_failure_message`) and `consecutive_failures` (failed attempts since the most recent success, within the window). Attempts are found through deliveries created at most 7 days before the window opens. Another workspace's webhook → 404.
+     */
+    get: operations["getWebhookHealth"];
   };
   "/api/v1/workflows": {
     /** List workflows, newest first */
@@ -580,6 +628,19 @@ export interface components {
       /** @enum {string} */
       token_type: "Bearer";
     };
+    BrowserTokens: {
+      /** @description JWT access token */
+      access_token: string;
+      /** @description Access token lifetime in seconds */
+      expires_in: number;
+      /** @enum {string} */
+      token_type: "Bearer";
+      /**
+       * @description The refresh token was set as the HttpOnly `gf_refresh` cookie (Path /api/v1/auth) and is not in the body
+       * @enum {boolean}
+       */
+      refresh_token_cookie: true;
+    };
     CreatedApiKey: {
       /** @description UUID (version 7) */
       id: string;
@@ -688,6 +749,36 @@ export interface components {
        */
       joined_at: string;
     };
+    CreatedInvitation: {
+      /** @description UUID (version 7) */
+      id: string;
+      email: string;
+      /** @enum {string} */
+      role: "owner" | "admin" | "member";
+      /** @description Who sent it: null when an API key did, or that account no longer exists */
+      invited_by: ({
+        /** @description UUID (version 7) */
+        user_id: string;
+        email: string;
+        name: string | null;
+      }) | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      expires_at: string;
+      /** @description The link that accepts the invitation, present only when the service has no SMTP_URL and the invitation e-mail cannot be sent: pass it on to the invitee. Not shown again. */
+      accept_url?: string;
+    };
+    InvitationList: {
+      results: components["schemas"]["Invitation"][];
+      pagination: components["schemas"]["Pagination"];
+    };
     Invitation: {
       /** @description UUID (version 7) */
       id: string;
@@ -711,10 +802,6 @@ export interface components {
        * @description ISO 8601 UTC timestamp
        */
       expires_at: string;
-    };
-    InvitationList: {
-      results: components["schemas"]["Invitation"][];
-      pagination: components["schemas"]["Pagination"];
     };
     /**
      * @description Geometry: a GeoJSON `Polygon` (exterior ring, then optional holes; positions `[lng, lat]`,
@@ -1510,6 +1597,35 @@ export interface components {
       results: components["schemas"]["Event"][];
       pagination: components["schemas"]["Pagination"];
     };
+    /** @description The webhook payload of the event as delivered (seed §6.3: `event`, `timestamp`, `data`), without its `id`: each delivery adds its own, its `X-Idempotency-Key`. Workflow `webhook` actions send the same body. (JSON object; keys kept exactly; nests at most 16 levels) */
+    EventPayload: {
+      [key: string]: unknown;
+    };
+    EventWorkflowRunList: {
+      results: components["schemas"]["EventWorkflowRun"][];
+      pagination: components["schemas"]["Pagination"];
+    };
+    /** @description A workflow run the event started; the full record is GET /workflows/{id}/runs/{run_id} */
+    EventWorkflowRun: {
+      /** @description UUID (version 7) */
+      id: string;
+      /** @description UUID (version 7) */
+      workflow_id: string;
+      /** @description The workflow's name now */
+      workflow_name: string;
+      /** @enum {string} */
+      status: "pending" | "success" | "failed";
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      finished_at: string | null;
+    };
     TrackingSession: {
       /** @description UUID (version 7) */
       id: string;
@@ -1629,6 +1745,21 @@ export interface components {
       /** @description Null once the webhook is deleted */
       webhook_id: string | null;
       geofence_id: string | null;
+      /** @description The geofence's name when the event happened; null for a test delivery */
+      geofence_name: string | null;
+      /** @description The device whose location caused the event; null for a test delivery */
+      device_id: string | null;
+      /** @description The device's name now; null for a test delivery or a deleted device */
+      device_name: string | null;
+      /**
+       * @description Why the delivery exists: `subscription` (the webhook subscribes to the event), `workflow` (a workflow's `webhook` action), `test` (POST /webhooks/{id}/test), `dlq_retry` (a dead-letter retry of `source_delivery_id`) or `resend` (POST /webhooks/deliveries/{id}/resend of `source_delivery_id`)
+       * @enum {string}
+       */
+      origin: "subscription" | "workflow" | "test" | "dlq_retry" | "resend";
+      /** @description The delivery this one repeats (`dlq_retry`, `resend`; its own attempts are numbered from 1, the repeated one keeps its own); null otherwise, and for repeats made before this field */
+      source_delivery_id: string | null;
+      /** @description The geofence event record (`id` of GET /events) that caused it; null for a test delivery */
+      event_record_id: string | null;
       /** @enum {string} */
       event_type: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
       /** @description `data.event_id` of the payload (`X-SVC-Event-ID`) */
@@ -1678,6 +1809,21 @@ export interface components {
       /** @description Null once the webhook is deleted */
       webhook_id: string | null;
       geofence_id: string | null;
+      /** @description The geofence's name when the event happened; null for a test delivery */
+      geofence_name: string | null;
+      /** @description The device whose location caused the event; null for a test delivery */
+      device_id: string | null;
+      /** @description The device's name now; null for a test delivery or a deleted device */
+      device_name: string | null;
+      /**
+       * @description Why the delivery exists: `subscription` (the webhook subscribes to the event), `workflow` (a workflow's `webhook` action), `test` (POST /webhooks/{id}/test), `dlq_retry` (a dead-letter retry of `source_delivery_id`) or `resend` (POST /webhooks/deliveries/{id}/resend of `source_delivery_id`)
+       * @enum {string}
+       */
+      origin: "subscription" | "workflow" | "test" | "dlq_retry" | "resend";
+      /** @description The delivery this one repeats (`dlq_retry`, `resend`; its own attempts are numbered from 1, the repeated one keeps its own); null otherwise, and for repeats made before this field */
+      source_delivery_id: string | null;
+      /** @description The geofence event record (`id` of GET /events) that caused it; null for a test delivery */
+      event_record_id: string | null;
       /** @enum {string} */
       event_type: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
       /** @description `data.event_id` of the payload (`X-SVC-Event-ID`) */
@@ -1813,6 +1959,83 @@ export interface components {
           error_code: string;
           detail: string;
         }[];
+    };
+    /** @description Which dead-letter entries to retry; every field optional, combined with AND */
+    DeadLetterRetryMatchingRequest: {
+      /** @description Only entries of this webhook */
+      webhook_id?: string;
+      /**
+       * @description Only entries of this event type (beyond the contract: the dead-letter list has it)
+       * @enum {string}
+       */
+      event_type?: "geofence.enter" | "geofence.exit" | "geofence.dwell" | "webhook.test";
+      /**
+       * Format: date-time
+       * @description queued_at ≥ from (inclusive)
+       */
+      from?: string;
+      /**
+       * Format: date-time
+       * @description queued_at ≤ to (inclusive)
+       */
+      to?: string;
+      /** @description Only entries whose `error_message` contains this text, compared case-insensitively (`%` and `_` are plain characters) */
+      error_contains?: string;
+    };
+    /** @description A "retry all matching" job was started */
+    DeadLetterRetryJobAccepted: {
+      /** @description UUID (version 7) */
+      job_id: string;
+      /** @description Entries the job will retry (at most 100,000) */
+      matched: number;
+    };
+    /** @description Progress of a "retry all matching" job. When done, `queued + failed` can be below `matched` by the entries retried by another request meanwhile (they are not retried twice). */
+    DeadLetterRetryJob: {
+      /** @description UUID (version 7) */
+      job_id: string;
+      /**
+       * @description `done` once every matched entry was handled
+       * @enum {string}
+       */
+      status: "running" | "done";
+      /** @description Entries the job took on when it was asked */
+      matched: number;
+      /** @description Entries retried so far: a new delivery each */
+      queued: number;
+      /** @description Entries refused as the single retry would refuse them (their webhook was deleted) */
+      failed: number;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      finished_at: string | null;
+    };
+    /** @description A webhook's delivery health over the attempts started in the window. Percentiles and the run of failures are read from the newest 10,000 attempts of the window (computed by the service, the same on both databases); counts cover every attempt. */
+    WebhookHealth: {
+      /** @enum {string} */
+      window: "1h" | "6h" | "24h" | "7d";
+      /** @description Attempts started in the window */
+      attempts: number;
+      /** @description Attempts answered 2xx / attempts, 0..1; null when the window holds no attempt (no data is not 0 % and not 100 %) */
+      success_rate: number | null;
+      /** @description Median attempt duration (nearest rank); null without attempts */
+      p50_ms: number | null;
+      /** @description 95th percentile of attempt durations (nearest rank) */
+      p95_ms: number | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC timestamp
+       */
+      last_failure_at: string | null;
+      /** @description The last failed attempt's error, e.g. `HTTP 503 Service Unavailable` */
+      last_failure_message: string | null;
+      /** @description Failed attempts since the most recent successful one, counted within the window */
+      consecutive_failures: number;
     };
     WorkflowTrigger: {
       /**
@@ -2457,7 +2680,7 @@ export interface operations {
   };
   /**
    * Exchange e-mail and password for a token pair (failed attempts rate limited per client IP)
-   * @description Failed attempts (wrong e-mail or password, 401) are limited per client IP: LOGIN_RATE_LIMIT (default 5 per rolling minute). Successful sign-ins do not use the budget up. Once it is used up, every attempt from that address gets 429 RATE_LIMIT_EXCEEDED with Retry-After, the right password included, until the oldest failure leaves the window: the limit stops password guessing, so a correct guess is not confirmed while it holds.
+   * @description Failed attempts (wrong e-mail or password, 401) are limited per client IP: LOGIN_RATE_LIMIT (default 5 per rolling minute). Successful sign-ins do not use the budget up. Once it is used up, every attempt from that address gets 429 RATE_LIMIT_EXCEEDED with Retry-After, the right password included, until the oldest failure leaves the window: the limit stops password guessing, so a correct guess is not confirmed while it holds. With `use_cookie: true` (the dashboard) the refresh token is set as the HttpOnly, SameSite=Strict `gf_refresh` cookie, Path /api/v1/auth, Secure when PUBLIC_URL is https, and the answer carries the access token alone (`BrowserTokens`); a readable `gf_session=1` cookie says a session cookie exists.
    */
   logIn: {
     requestBody: {
@@ -2472,6 +2695,8 @@ export interface operations {
           email: string;
           password: string;
           workspace_id?: string;
+          /** @description A browser session (contract §2.2): the refresh token is set as an HttpOnly, SameSite=Strict cookie limited to /api/v1/auth instead of being returned, and the answer is `BrowserTokens` */
+          use_cookie?: boolean;
         };
       };
     };
@@ -2479,7 +2704,7 @@ export interface operations {
       /** @description Default Response */
       200: {
         content: {
-          "application/json": components["schemas"]["TokenPair"];
+          "application/json": components["schemas"]["TokenPair"] | components["schemas"]["BrowserTokens"];
         };
       };
       /** @description Malformed JSON body (`VALIDATION_ERROR`) */
@@ -2549,7 +2774,7 @@ export interface operations {
   };
   /**
    * Rotate a refresh token: returns a new access and refresh token (rate limited per user)
-   * @description Presenting a refresh token that was already used revokes its whole session (401).
+   * @description Presenting a refresh token that was already used revokes its whole session (401). A browser session sends `{}` and its `gf_refresh` cookie: the new refresh token replaces the cookie and the answer is `BrowserTokens`. The cookie is honoured only from the service's own pages (an `Origin` header of PUBLIC_URL or of the host addressed; otherwise 403), and a 401 clears it.
    */
   refreshTokens: {
     requestBody: {
@@ -2560,7 +2785,8 @@ export interface operations {
          * }
          */
         "application/json": {
-          refresh_token: string;
+          /** @description Required unless the request carries the `gf_refresh` cookie of a browser session (then send `{}`) */
+          refresh_token?: string;
         };
       };
     };
@@ -2568,7 +2794,7 @@ export interface operations {
       /** @description Default Response */
       200: {
         content: {
-          "application/json": components["schemas"]["TokenPair"];
+          "application/json": components["schemas"]["TokenPair"] | components["schemas"]["BrowserTokens"];
         };
       };
       /** @description Malformed JSON body (`VALIDATION_ERROR`) */
@@ -2579,6 +2805,12 @@ export interface operations {
       };
       /** @description Missing, invalid or expired credentials */
       401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded */
+      403: {
         content: {
           "application/json": components["schemas"]["Error"];
         };
@@ -2624,7 +2856,10 @@ export interface operations {
       };
     };
   };
-  /** End the current session: its access and refresh tokens stop working at once */
+  /**
+   * End the current session: its access and refresh tokens stop working at once
+   * @description Also clears a browser session's cookies, and ends the session the `gf_refresh` cookie names when it is the same user’s (another tab may have switched workspace since).
+   */
   logOut: {
     responses: {
       /** @description Session ended */
@@ -2657,7 +2892,10 @@ export interface operations {
       };
     };
   };
-  /** Get a token pair for another workspace the user belongs to */
+  /**
+   * Get a token pair for another workspace the user belongs to
+   * @description Opens a session in that workspace; the current one is left to run out (a browser session's cookie now names the new one). With `use_cookie: true` (the dashboard) the refresh token is set as the HttpOnly, SameSite=Strict `gf_refresh` cookie, Path /api/v1/auth, Secure when PUBLIC_URL is https, and the answer carries the access token alone (`BrowserTokens`); a readable `gf_session=1` cookie says a session cookie exists.
+   */
   switchWorkspace: {
     requestBody: {
       content: {
@@ -2668,6 +2906,8 @@ export interface operations {
          */
         "application/json": {
           workspace_id: string;
+          /** @description A browser session (contract §2.2): the refresh token is set as an HttpOnly, SameSite=Strict cookie limited to /api/v1/auth instead of being returned, and the answer is `BrowserTokens`; the session the request came from ends */
+          use_cookie?: boolean;
         };
       };
     };
@@ -2675,7 +2915,7 @@ export interface operations {
       /** @description Default Response */
       200: {
         content: {
-          "application/json": components["schemas"]["TokenPair"];
+          "application/json": components["schemas"]["TokenPair"] | components["schemas"]["BrowserTokens"];
         };
       };
       /** @description Malformed JSON body (`VALIDATION_ERROR`) */
@@ -4267,7 +4507,7 @@ export interface operations {
   };
   /**
    * Add a member: an existing user joins at once (201); anyone else is invited by e-mail (202)
-   * @description Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write. New invitations to one address are limited to 3 per rolling hour, whichever workspace sends them (no address can be flooded); beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing created or sent. Adding an existing user sends no e-mail and is not limited.
+   * @description Owner/admin of the workspace (only an owner grants the owner role); a key: workspaces:write. New invitations to one address are limited to 3 per rolling hour, whichever workspace sends them (no address can be flooded); beyond: 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing created or sent. Adding an existing user sends no e-mail and is not limited. When the service has no SMTP_URL, the e-mail is only kept in the outbox: the 202 answer then carries `accept_url`, the link the e-mail holds, for the inviter to pass on (in this answer only).
    */
   addWorkspaceMember: {
     parameters: {
@@ -4311,7 +4551,7 @@ export interface operations {
           "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
         };
         content: {
-          "application/json": components["schemas"]["Invitation"];
+          "application/json": components["schemas"]["CreatedInvitation"];
         };
       };
       /** @description Invalid input or business rule violation; malformed JSON body (`VALIDATION_ERROR`) */
@@ -6222,7 +6462,7 @@ export interface operations {
       };
     };
   };
-  /** List devices, newest first */
+  /** List devices, newest first unless `sort` says otherwise */
   listDevices: {
     parameters: {
       query?: {
@@ -6234,6 +6474,8 @@ export interface operations {
         external_id?: string;
         /** @description Case-insensitive substring of the name or the external_id */
         q?: string;
+        /** @description Order: `-created_at` newest first (the default), `created_at` oldest first, `name` A to Z or `-name` Z to A (names compared case-insensitively; ties by id) */
+        sort?: "-created_at" | "created_at" | "name" | "-name";
       };
     };
     responses: {
@@ -8833,6 +9075,218 @@ export interface operations {
     };
   };
   /**
+   * The webhook payload of one event, as its deliveries send it
+   * @description The body of every delivery of this event (seed §6.3) less the delivery's own `id`, which is its `X-Idempotency-Key`; workflow `webhook` actions send the same body.
+   */
+  getEventPayload: {
+    parameters: {
+      path: {
+        /** @description The event record id */
+        event_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["EventPayload"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `events:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * The workflow runs one event started, newest first
+   * @description Tied to the event record's `id`, not to the seed form `event_id`, which events of several devices can share. The deliveries of an event: GET /webhooks/deliveries?event_id={id}.
+   */
+  listEventWorkflowRuns: {
+    parameters: {
+      query?: {
+        /** @description Items to skip, 0..1,000,000 (default 0) */
+        offset?: number;
+        /** @description Page size, 1..200 (default 50) */
+        limit?: number;
+      };
+      path: {
+        /** @description The event record id */
+        event_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["EventWorkflowRunList"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `events:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
    * Start a tracking session on a device
    * @description Locations received while it is active carry its id and update its summary. A device has at most one active session: a second start → 400 `SESSION_ACTIVE`.
    */
@@ -10267,6 +10721,8 @@ export interface operations {
         from?: string;
         /** @description created_at ≤ to (inclusive) */
         to?: string;
+        /** @description Only deliveries caused by this geofence event: its record id (`id` of GET /events, the `{event_id}` of GET /events/{event_id}; a delivery shows it as `event_record_id`), so the subscription delivery, its dead-letter retries, resends and workflow `webhook` actions. Not the seed form `data.event_id` of the payload (shown as `event_id`), which is not unique across devices. */
+        event_id?: string;
       };
     };
     responses: {
@@ -10371,6 +10827,8 @@ export interface operations {
         from?: string;
         /** @description created_at ≤ to (inclusive) */
         to?: string;
+        /** @description Only deliveries caused by this geofence event: its record id (`id` of GET /events, the `{event_id}` of GET /events/{event_id}; a delivery shows it as `event_record_id`), so the subscription delivery, its dead-letter retries, resends and workflow `webhook` actions. Not the seed form `data.event_id` of the payload (shown as `event_id`), which is not unique across devices. */
+        event_id?: string;
       };
       path: {
         webhook_id: string;
@@ -11153,6 +11611,447 @@ export interface operations {
       };
       /** @description Content-Type other than application/json */
       415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Retry every dead-letter entry matching a filter
+   * @description Retries every entry of the workspace not requeued yet that matches the filter (`webhook_id`, `event_type`, `from`/`to` on `queued_at`, `error_contains`; all optional, combined with AND; all pages, on the server): each exactly as POST /webhooks/dlq/{dlq_id}/retry does — a new delivery with the same payload and `X-Idempotency-Key`, the entry marked requeued. The set is fixed when asked: the matching entries not requeued at that moment, oldest first, at most 100,000 (`matched`); entries beyond the first 100,000, and entries dead-lettered later (the retries' own failures included), stay in the queue — ask again once the job is done to take them. The job runs in the background in batches, stored in the database: follow it with GET /webhooks/dlq/retry-matching/{job_id} on any node. A batch commits whole with the job's progress, so a process that stops mid-way is resumed by any node where it left off and no entry is retried twice. An entry requeued by another request meanwhile is skipped; an entry whose webhook was deleted counts as `failed`. `from` after `to` → 422 `value_error` at `["body", "from"]`. With no entry matching → 202 with `matched` 0 and a job already `done`.
+   */
+  retryMatchingDeadLetters: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "webhook_id": "0197a0c2-3b1a-73eb-87c8-5161718191a1",
+         *   "from": "2026-03-10T00:00:00.000Z",
+         *   "error_contains": "HTTP 503"
+         * }
+         */
+        "application/json": components["schemas"]["DeadLetterRetryMatchingRequest"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeadLetterRetryJobAccepted"];
+        };
+      };
+      /** @description Malformed JSON body (`VALIDATION_ERROR`) */
+      400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body larger than 1 MiB */
+      413: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Content-Type other than application/json */
+      415: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Progress of a "retry all matching" job
+   * @description `queued` and `failed` grow batch by batch until `status` is `done`. Another workspace's job → 404.
+   */
+  getDeadLetterRetryJob: {
+    parameters: {
+      path: {
+        job_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeadLetterRetryJob"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Send a delivery again as a new delivery
+   * @description Whatever the delivery's status (`success` included) → 202 with a NEW delivery (`origin` `resend`, `source_delivery_id` the old one, attempts counted from 1) of the same event to the webhook's current URL and method. The payload is the same bytes: its `id` and `X-Idempotency-Key` stay, as a resend in Stripe or Svix keeps the event's id — it is the same event, and a receiver that de-duplicates on the key may ignore it. The old delivery and its dead-letter entry are left as they are. A delivery whose webhook was deleted → 404 `Webhook not found`.
+   */
+  resendDelivery: {
+    parameters: {
+      path: {
+        delivery_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeliveryRetryAccepted"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:write` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request failed schema validation; `detail` is an array of {type, loc, msg} */
+      422: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description API key over its plan's hourly request budget (`RATE_LIMIT_EXCEEDED`, contract §7); see Retry-After */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server failure */
+      500: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The database is unreachable, or the server is shutting down (`SERVICE_UNAVAILABLE`); see Retry-After */
+      503: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * A webhook's delivery health
+   * @description Over the attempts started in the last `window` (`1h`, `6h`, `24h` default, `7d`; another value → 422): `attempts`, `success_rate` (2xx answers / attempts; null with no attempt), `p50_ms`/`p95_ms` (nearest-rank percentiles of attempt durations), the last failed attempt (`last_failure_at`, `last_failure_message`) and `consecutive_failures` (failed attempts since the most recent success, within the window). Attempts are found through deliveries created at most 7 days before the window opens. Another workspace's webhook → 404.
+   */
+  getWebhookHealth: {
+    parameters: {
+      query?: {
+        /** @description How far back from now (default `24h`) */
+        window?: "1h" | "6h" | "24h" | "7d";
+      };
+      path: {
+        webhook_id: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookHealth"];
+        };
+      };
+      /** @description Missing, invalid or expired credentials */
+      401: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Insufficient permissions or quota exceeded; the credentials lack the scope `webhooks:read` */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Resource not found (or not in your workspace); not found (or not in your workspace) */
+      404: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
           "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -8,6 +8,7 @@ import { LoginPage } from '../pages/auth/LoginPage.tsx';
 import { RegisterPage } from '../pages/auth/RegisterPage.tsx';
 import { ResetPasswordPage } from '../pages/auth/ResetPasswordPage.tsx';
 import { VerifyEmailPage } from '../pages/auth/VerifyEmailPage.tsx';
+import { useHeadingFocus } from './headingFocus.ts';
 import { navigate, useLocation } from './router.ts';
 import { Shell } from './Shell.tsx';
 
@@ -67,6 +68,7 @@ export function App() {
   useEffect(() => {
     document.title = `${titleOf(path)} · Geofence`;
   }, [path]);
+  useHeadingFocus(path);
 
   switch (path) {
     case '/login':

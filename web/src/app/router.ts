@@ -5,9 +5,17 @@
 import { useSyncExternalStore } from 'react';
 
 const listeners = new Set<() => void>();
+/** Moves since the document loaded (links, back and forward, redirects). */
+let moves = 0;
 const notify = (): void => {
+  moves += 1;
   for (const l of listeners) l();
 };
+
+/** How often the address changed in this document: 0 while on the page the browser opened. */
+export function navigations(): number {
+  return moves;
+}
 window.addEventListener('popstate', notify);
 
 function subscribe(listener: () => void): () => void {

@@ -5,7 +5,7 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { api, errorMessage } from '../api/client.ts';
 import type { paths } from '../api/schema.ts';
-import { endSession, onSessionChange, startSession } from './session.ts';
+import { endSession, isSignedIn, onSessionChange, startSession } from './session.ts';
 
 export type Me = paths['/api/v1/auth/me']['get']['responses'][200]['content']['application/json'];
 
@@ -34,10 +34,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   useEffect(() => onSessionChange((signedIn) => (signedIn ? undefined : setMe(null))), []);
+  // Signed in from the session cookie before the first render (a reload, a new tab).
+  useEffect(() => {
+    if (isSignedIn()) void reload();
+  }, [reload]);
 
   const login = useCallback(
     async (email: string, password: string) => {
-      const { data, error } = await api.POST('/api/v1/auth/login', { body: { email, password } });
+      const { data, error } = await api.POST('/api/v1/auth/login', {
+        body: { email, password, use_cookie: true },
+      });
       if (!data) return errorMessage(error);
       startSession(data);
       await reload();
@@ -56,14 +62,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   );
 
   const logout = useCallback(async () => {
-    // The access token names the session; ending it revokes its refresh token too.
+    // The access token names the session; ending it revokes its refresh token and clears the cookie.
     await api.POST('/api/v1/auth/logout').catch(() => undefined);
     endSession();
   }, []);
 
   const switchWorkspace = useCallback(
     async (workspace_id: string) => {
-      const { data, error } = await api.POST('/api/v1/auth/switch-workspace', { body: { workspace_id } });
+      const { data, error } = await api.POST('/api/v1/auth/switch-workspace', {
+        body: { workspace_id, use_cookie: true },
+      });
       if (!data) return errorMessage(error);
       startSession(data);
       await reload();

@@ -17,6 +17,12 @@ import { clusterRadius, countLabel, LabelledCircle } from './clusterMarker.ts';
 import { ITEM_STRIDE } from './clusterProtocol.ts';
 import { DeviceGeofenceLayer, type GeofenceShape } from './devicesGeofences.ts';
 import { type DeviceState, DeviceStore } from './devicesStore.ts';
+import {
+  type DrawnMarker,
+  type KeyboardTarget,
+  KeyboardTargets,
+  keyboardTargetsOf,
+} from './keyboardTargets.ts';
 
 export type { GeofenceShape } from './devicesGeofences.ts';
 export type { DeviceState } from './devicesStore.ts';
@@ -75,6 +81,10 @@ export class DevicesMap {
   #selectedId: string | null = null;
   #selectedMarker: LabelledCircle;
   #trail: L.Polyline;
+  /** Focusable, named stand-ins for the markers drawn (keyboardTargets.ts), by item key. */
+  #keyboard: KeyboardTargets;
+  /** The map keeps the selected device in view while it moves. */
+  #follow = false;
 
   constructor(base: BaseMap, events: DevicesMapEvents) {
     this.map = base.map;
@@ -85,6 +95,10 @@ export class DevicesMap {
     this.#events = events;
     this.geofences = new DeviceGeofenceLayer(this.map, base.renderer);
     this.#cluster = new ClusterClient((answer) => this.#draw(answer));
+    this.#keyboard = new KeyboardTargets(this.map, (key, latlng) => {
+      const marker = this.#drawn.get(key);
+      if (marker) void this.#onMarkerClick(marker, latlng);
+    });
     this.#trail = L.polyline([], {
       renderer: base.renderer,
       color: TRAIL,
@@ -112,6 +126,7 @@ export class DevicesMap {
     this.map.off('moveend', this.#requestView);
     this.map.off('click', this.#onMapClick);
     this.#cluster.destroy();
+    this.#keyboard.destroy();
   }
 
   /** A new snapshot is on its way: hold live updates until `setDevices(…, true)` has applied it. */
@@ -145,6 +160,19 @@ export class DevicesMap {
   select(id: string | null): void {
     this.#selectedId = id;
     this.#refreshSelected(true);
+  }
+
+  /**
+   * Follow mode: while on, the map centres the selected device whenever it moves (and at once when
+   * turned on), so a moving device never leaves the view.
+   */
+  setFollow(on: boolean): void {
+    this.#follow = on;
+    if (on) this.#keepSelectedInView();
+  }
+
+  get following(): boolean {
+    return this.#follow;
   }
 
   /** Centres the map on a device (zooming in to at least `minZoom`). */
@@ -201,6 +229,12 @@ export class DevicesMap {
     this.#trail.bringToFront();
   }
 
+  /** Fits the map to the trail (nothing when it has no point). */
+  fitTrail(): void {
+    if (this.#trail.getLatLngs().length === 0) return;
+    this.map.fitBounds(this.#trail.getBounds(), { padding: [30, 30], maxZoom: 16 });
+  }
+
   extendTrail(point: L.LatLngExpression): void {
     this.#trail.addLatLng(point);
   }
@@ -231,14 +265,23 @@ export class DevicesMap {
       if (single) {
         this.#moveTo(single, device.lat, device.lng);
         this.#stylePoint(single, inside[k - 1] === 1);
+        this.#keyboard.move(`p${i}`, device.lat, device.lng);
       }
       if (device.id === this.#selectedId) selectedMoved = true;
     }
     this.#pending.clear();
     this.#cluster.patch(idx, lng, lat, inside);
     if (this.store.size !== sizeBefore) this.#events.onCountChange(this.store.size);
-    if (selectedMoved) this.#refreshSelected(false);
+    if (selectedMoved) {
+      this.#refreshSelected(false);
+      if (this.#follow) this.#keepSelectedInView();
+    }
   };
+
+  #keepSelectedInView(): void {
+    const device = this.#selectedId ? this.store.get(this.#selectedId) : undefined;
+    if (device) this.map.panTo([device.lat, device.lng]);
+  }
 
   #requestView = (): void => {
     if (!this.#loaded) return;
@@ -288,12 +331,26 @@ export class DevicesMap {
     this.#singles.clear();
     for (const [key, marker] of next)
       if (key.startsWith('p')) this.#singles.set(Number(key.slice(1)), marker);
+    this.#keyboard.sync(this.#keyboardTargets(next));
     if (this.map.hasLayer(this.#selectedMarker)) this.#selectedMarker.bringToFront();
     if (this.#drawnPending) {
       this.#drawnPending = false;
       // Leaflet paints the canvas at the next frame; report after that.
       requestAnimationFrame(() => requestAnimationFrame(() => this.#events.onDrawn()));
     }
+  }
+
+  /** What each marker drawn is, for keyboards and screen readers: a device's name, a group's size. */
+  #keyboardTargets(drawn: ReadonlyMap<string, LabelledCircle>): Map<string, KeyboardTarget> {
+    const markers: DrawnMarker[] = [];
+    for (const [key, marker] of drawn) {
+      const ref = this.#refs.get(marker);
+      if (!ref) continue;
+      const device = ref.count === 1 ? this.store.devices[ref.id] : undefined;
+      if (ref.count === 1 && !device) continue;
+      markers.push({ key, at: marker.getLatLng(), radius: marker.getRadius(), count: ref.count, device });
+    }
+    return keyboardTargetsOf(markers, this.map.getCenter());
   }
 
   #apply(marker: LabelledCircle, items: Float64Array, k: number, build: number): void {

@@ -8,6 +8,7 @@
 import L from 'leaflet';
 import '@geoman-io/leaflet-geoman-free';
 import '@geoman-io/leaflet-geoman-free/dist/leaflet-geoman.css';
+import { showDrawSize } from './drawSize.ts';
 import { type GeofenceGeometry, geometryBounds, geometryLayer, layerGeometry } from './geofenceGeometry.ts';
 import { outwardBuffer } from './polygonBuffer.ts';
 
@@ -102,6 +103,7 @@ export class DrawTools {
       rotateMode: false,
     });
     this.nameButtons();
+    showDrawSize(map);
 
     map.on('pm:create', (e) => {
       // Geoman added the layer to the map itself; it becomes the one shape in play.

@@ -6,6 +6,7 @@
  */
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { thrownMessage } from '../api/client.ts';
+import { focusIsLost } from './focus.ts';
 
 export function ConfirmButton({
   children,
@@ -26,14 +27,21 @@ export function ConfirmButton({
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
+    // Back from the question (cancelled, or done and still here): focus returns to the button that
+    // asked, which the question had replaced, unless the reader is elsewhere already.
+    else if (asked.current && focusIsLost()) triggerRef.current?.focus();
+    asked.current = asking;
   }, [asking]);
 
   if (!asking)
     return (
       <>
         <button
+          ref={triggerRef}
           type="button"
           className={danger ? 'danger' : undefined}
           disabled={disabled}

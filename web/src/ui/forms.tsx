@@ -1,5 +1,6 @@
 /** Form pieces with a visible label tied to every input and errors announced to screen readers. */
-import { type InputHTMLAttributes, type ReactNode, useId } from 'react';
+import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef } from 'react';
+import { focusIsLost } from './focus.ts';
 
 export function Field({
   label,
@@ -20,11 +21,26 @@ export function Field({
   );
 }
 
-/** An error (role=alert: read out at once) or a confirmation (role=status). */
+/**
+ * An error (role=alert: read out at once) or a confirmation (role=status). An error or a
+ * confirmation that answers an action takes the focus the action lost (its button disabled while
+ * it worked, its row removed), so Tab goes on from the answer rather than from the page's top.
+ */
 export function Notice({ kind, children }: { kind: 'error' | 'success' | 'info'; children: ReactNode }) {
+  const box = useRef<HTMLDivElement>(null);
+  // A new message, not every render: a text, or the moment any other content appears.
+  const message = typeof children === 'string' ? children : Boolean(children);
+  useEffect(() => {
+    if (message && kind !== 'info' && focusIsLost()) box.current?.focus();
+  }, [message, kind]);
   if (!children) return null;
   return (
-    <div className={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+    <div
+      ref={box}
+      tabIndex={-1}
+      className={`notice notice-${kind}`}
+      role={kind === 'error' ? 'alert' : 'status'}
+    >
       {children}
     </div>
   );

@@ -3,17 +3,18 @@
  * notification preferences (GET/PATCH /account/settings). Personal: the same in every workspace.
  */
 import { useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
+import { failureMessage } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
-import { useResource } from '../../ui/useResource.ts';
+import { resendVerificationEmail, useAccountSettings } from './accountApi.ts';
 import { PreferencesForm } from './PreferencesForm.tsx';
 
 export default function AccountPage() {
   const { me } = useAuth();
-  const settings = useResource((signal) => api.GET('/api/v1/account/settings', { signal }), 'settings');
+  const settings = useAccountSettings();
   return (
     <main id="main" className="page account-page">
       <h1>Account</h1>
@@ -44,9 +45,9 @@ export default function AccountPage() {
       </section>
       <section aria-labelledby="preferences-title">
         <h2 id="preferences-title">Notifications</h2>
-        {settings.data === null ? (
+        {settings.data === undefined ? (
           settings.error ? (
-            <Notice kind="error">{settings.error}</Notice>
+            <Notice kind="error">{failureMessage(settings.error)}</Notice>
           ) : (
             <p role="status">Loading…</p>
           )
@@ -61,7 +62,7 @@ export default function AccountPage() {
 function VerifyEmail() {
   const [state, setState] = useState<{ sent: boolean; error: string | null }>({ sent: false, error: null });
   const send = async (): Promise<void> => {
-    const { error } = await api.POST('/api/v1/auth/verify-email/resend');
+    const { error } = await resendVerificationEmail();
     setState({ sent: !error, error: error ? errorMessage(error) : null });
   };
   return (

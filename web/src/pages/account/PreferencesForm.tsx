@@ -3,8 +3,10 @@
  * e-mail (contract §2.5: `email_notifications` switches e-mail on, `notify_on` picks the topics).
  */
 import { type FormEvent, useId, useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { errorMessage, type Schemas } from '../../api/client.ts';
+import { useInvalidate } from '../../api/queries.ts';
 import { Notice } from '../../ui/forms.tsx';
+import { accountKeys, saveAccountSettings } from './accountApi.ts';
 
 type Settings = Schemas['AccountSettings'];
 type Topic = Settings['notify_on'][number];
@@ -28,22 +30,22 @@ export function PreferencesForm({ settings }: { settings: Settings }) {
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const invalidate = useInvalidate();
 
   const save = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     setBusy(true);
-    const { error: failure } = await api.PATCH('/api/v1/account/settings', {
-      body: {
-        timezone: String(data.get('timezone')),
-        email_notifications: byEmail,
-        // A disabled fieldset sends nothing: the topics are kept for when e-mail is switched on again.
-        ...(byEmail ? { notify_on: data.getAll('notify_on') as Topic[] } : {}),
-      },
+    const { error: failure } = await saveAccountSettings({
+      timezone: String(data.get('timezone')),
+      email_notifications: byEmail,
+      // A disabled fieldset sends nothing: the topics are kept for when e-mail is switched on again.
+      ...(byEmail ? { notify_on: data.getAll('notify_on') as Topic[] } : {}),
     });
     setBusy(false);
     setError(failure ? errorMessage(failure) : null);
     setSaved(failure ? null : 'Preferences saved.');
+    if (!failure) invalidate(accountKeys.settings);
   };
 
   return (

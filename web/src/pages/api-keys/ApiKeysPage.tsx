@@ -1,25 +1,50 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { errorMessage, type Schemas } from '../../api/client.ts';
+import { failureMessage } from '../../api/queries.ts';
+import { useAuth } from '../../auth/AuthProvider.tsx';
+import { focusOn } from '../../ui/focus.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Field, formValue, Notice } from '../../ui/forms.tsx';
+import { RequireRole } from '../../ui/RequireRole.tsx';
+import { apiKeyKeys, createApiKey, revokeApiKey, useApiKeys } from './apiKeysApi.ts';
 import { SCOPE_GROUPS, type Scope } from './scopes.ts';
 
 type ApiKey = Schemas['ApiKey'];
 
-/** Settings → API keys: create with scopes, the key shown once with a copy button, list, revoke. */
+/**
+ * Settings → API keys: create with scopes, the key shown once with a copy button, list, revoke.
+ * Owners and admins manage the workspace's keys (contract §2.1); the API refuses members every
+ * key operation, listing included, so a member is told who can instead of being shown a form.
+ */
 export function ApiKeysPage() {
-  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const { me } = useAuth();
+  return (
+    <main id="main" className="page">
+      <h1>API keys</h1>
+      <p className="lead">
+        Keys let your devices and servers call the API. A key is shown once, when it is created.
+      </p>
+      <RequireRole roles={['owner', 'admin']} what="create, list or revoke the workspace's API keys">
+        {/* Another workspace is another set of keys. */}
+        <WorkspaceKeys key={me?.workspace_id} />
+      </RequireRole>
+    </main>
+  );
+}
+
+function WorkspaceKeys() {
+  const list = useApiKeys();
+  const keys = list.data?.results ?? null;
+  /** Why the list could not be loaded: shown in place of the list, never a lasting "Loading…". */
+  const listError = failureMessage(list.error);
+  const client = useQueryClient();
+  /** Resolves once the list on screen was read again. */
+  const load = () => client.invalidateQueries({ queryKey: apiKeyKeys.all });
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
-
-  const load = useCallback(async () => {
-    const { data, error: failure } = await api.GET('/api/v1/account/api-keys', {
-      params: { query: { limit: 200 } },
-    });
-    if (data) setKeys(data.results);
-    else setError(errorMessage(failure));
-  }, []);
-  useEffect(() => void load(), [load]);
+  const [revoked, setRevoked] = useState<string | null>(null);
+  const listHeading = useRef<HTMLHeadingElement>(null);
 
   const create = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
@@ -29,14 +54,13 @@ export function ApiKeysPage() {
       setError('Choose at least one scope.');
       return;
     }
-    const { data, error: failure } = await api.POST('/api/v1/account/api-keys', {
-      body: { name: formValue(form, 'name'), scopes },
-    });
+    const { data, error: failure } = await createApiKey({ name: formValue(form, 'name'), scopes });
     if (!data) {
       setError(errorMessage(failure));
       return;
     }
     setError(null);
+    setRevoked(null);
     setCreated({ name: data.name, key: data.key });
     form.reset();
     await load();
@@ -44,22 +68,26 @@ export function ApiKeysPage() {
 
   const revoke = async (key: ApiKey): Promise<void> => {
     if (!window.confirm(`Revoke "${key.name}"? Clients using it stop working at once.`)) return;
-    const { error: failure } = await api.DELETE('/api/v1/account/api-keys/{api_key_id}', {
-      params: { path: { api_key_id: key.id } },
-    });
+    const { error: failure } = await revokeApiKey(key.id);
     if (failure) setError(errorMessage(failure));
     await load();
+    // After the list: the row (and its focused button) is gone, and the message takes the focus.
+    if (!failure) setRevoked(`“${key.name}” was revoked: clients using it are refused from now on.`);
   };
 
   return (
-    <main id="main" className="page">
-      <h1>API keys</h1>
-      <p className="lead">
-        Keys let your devices and servers call the API. A key is shown once, when it is created.
-      </p>
+    <>
       {created ? (
         // Not spread: `key` is React's own prop and would never reach the component.
-        <NewKey name={created.name} secret={created.key} onDone={() => setCreated(null)} />
+        <NewKey
+          name={created.name}
+          secret={created.key}
+          onDone={() => {
+            setCreated(null);
+            // The section with the Done button goes away: the reader goes on at the list.
+            focusOn(listHeading.current);
+          }}
+        />
       ) : null}
       <section aria-labelledby="create-key">
         <h2 id="create-key">Create a key</h2>
@@ -90,9 +118,16 @@ export function ApiKeysPage() {
         </form>
       </section>
       <section aria-labelledby="key-list">
-        <h2 id="key-list">Keys</h2>
+        <h2 id="key-list" ref={listHeading}>
+          Keys
+        </h2>
+        <Notice kind="success">{revoked}</Notice>
         {keys === null ? (
-          <p role="status">Loading…</p>
+          listError ? (
+            <Notice kind="error">{listError}</Notice>
+          ) : (
+            <p role="status">Loading…</p>
+          )
         ) : keys.length === 0 ? (
           <p>No keys yet.</p>
         ) : (
@@ -132,19 +167,24 @@ export function ApiKeysPage() {
           </div>
         )}
       </section>
-    </main>
+    </>
   );
 }
 
 function NewKey({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // The key is shown once: the reader is taken to it (the form they sent stays behind).
+  useEffect(() => focusOn(heading.current), []);
   const copy = async (): Promise<void> => {
     await navigator.clipboard.writeText(secret);
     setCopied(true);
   };
   return (
     <section className="new-key" aria-labelledby="new-key-title">
-      <h2 id="new-key-title">Key “{name}” created</h2>
+      <h2 id="new-key-title" ref={heading}>
+        Key “{name}” created
+      </h2>
       <p>Copy it now: it will not be shown again.</p>
       <div className="copy-row">
         <code data-testid="new-api-key">{secret}</code>

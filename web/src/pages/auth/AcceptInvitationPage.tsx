@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { navigate } from '../../app/router.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { isSignedIn } from '../../auth/session.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { AuthLayout } from './AuthLayout.tsx';
+import { acceptInvitation } from './authApi.ts';
 
 /** The invitation e-mail's link: sign in (or create an account), then accept. */
 export function AcceptInvitationPage({ token }: { token: string }) {
@@ -14,9 +15,7 @@ export function AcceptInvitationPage({ token }: { token: string }) {
   const here = `/accept-invitation?token=${encodeURIComponent(token)}`;
 
   const accept = async (): Promise<void> => {
-    const { data, error: failure } = await api.POST('/api/v1/workspaces/invitations/accept', {
-      body: { token },
-    });
+    const { data, error: failure } = await acceptInvitation(token);
     if (!data) {
       setError(errorMessage(failure));
       return;

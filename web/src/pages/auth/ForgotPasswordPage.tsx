@@ -1,8 +1,9 @@
 import { type FormEvent, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { Field, formValue, Notice } from '../../ui/forms.tsx';
 import { AuthLayout } from './AuthLayout.tsx';
+import { requestPasswordReset } from './authApi.ts';
 
 export function ForgotPasswordPage() {
   const [sent, setSent] = useState(false);
@@ -10,9 +11,7 @@ export function ForgotPasswordPage() {
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
-    const { error: failure } = await api.POST('/api/v1/auth/password-reset/request', {
-      body: { email: formValue(event.currentTarget, 'email') },
-    });
+    const { error: failure } = await requestPasswordReset(formValue(event.currentTarget, 'email'));
     if (failure) setError(errorMessage(failure));
     else setSent(true);
   };

@@ -1,8 +1,9 @@
 import { type FormEvent, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { Field, formValue, Notice } from '../../ui/forms.tsx';
 import { AuthLayout } from './AuthLayout.tsx';
+import { confirmPasswordReset } from './authApi.ts';
 
 /** The landing page of the reset e-mail's link (`/reset-password?token=…`). */
 export function ResetPasswordPage({ token }: { token: string }) {
@@ -13,9 +14,7 @@ export function ResetPasswordPage({ token }: { token: string }) {
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
-    const { error: failure } = await api.POST('/api/v1/auth/password-reset/confirm', {
-      body: { token, password: formValue(event.currentTarget, 'password') },
-    });
+    const { error: failure } = await confirmPasswordReset(token, formValue(event.currentTarget, 'password'));
     if (failure) setError(errorMessage(failure));
     else setDone(true);
   };

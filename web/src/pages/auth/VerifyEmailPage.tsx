@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { Notice } from '../../ui/forms.tsx';
 import { AuthLayout } from './AuthLayout.tsx';
+import { verifyEmail } from './authApi.ts';
 
 /** The landing page of the verification e-mail's link (`/verify-email?token=…`): verifies on arrival. */
 export function VerifyEmailPage({ token }: { token: string }) {
@@ -13,7 +14,7 @@ export function VerifyEmailPage({ token }: { token: string }) {
       setState({ ok: false, message: 'This link has no token.' });
       return;
     }
-    void api.POST('/api/v1/auth/verify-email', { body: { token } }).then(({ error }) => {
+    void verifyEmail(token).then(({ error }) => {
       setState(
         error
           ? { ok: false, message: errorMessage(error) }

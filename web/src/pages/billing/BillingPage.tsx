@@ -3,10 +3,9 @@
  * change it here), usage against each limit with a daily chart, and the invoices of closed
  * periods. A plan change re-reads the usage, whose limits are the new plan's.
  */
-import { api } from '../../api/client.ts';
+import { failureMessage, useInvalidate } from '../../api/queries.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
-import { useResource } from '../../ui/useResource.ts';
-import type { Subscription } from './billingFormat.ts';
+import { billingKeys, usePlans, useSubscription, useUsage } from './billingApi.ts';
 import { InvoicesSection } from './InvoicesSection.tsx';
 import { PlanSection } from './PlanSection.tsx';
 import { UsageSection } from './UsageSection.tsx';
@@ -18,19 +17,14 @@ export default function BillingPage() {
 }
 
 function WorkspaceBilling() {
-  const current = useResource((signal) => api.GET('/api/v1/subscriptions/current', { signal }), 'current');
-  const plans = useResource(
-    (signal) => api.GET('/api/v1/subscriptions/plans', { params: { query: { limit: 200 } }, signal }),
-    'plans',
-  );
-  const usage = useResource((signal) => api.GET('/api/v1/subscriptions/usage', { signal }), 'usage');
+  const current = useSubscription();
+  const plans = usePlans();
+  const usage = useUsage();
+  const invalidate = useInvalidate();
 
-  const changed = (_subscription: Subscription): void => {
-    current.reload();
-    usage.reload();
-  };
+  const changed = (): void => invalidate(billingKeys.all);
 
-  const problem = current.error ?? plans.error;
+  const problem = failureMessage(current.error) ?? failureMessage(plans.error);
   return (
     <main id="main" className="page billing-page">
       <h1>Plan and usage</h1>
@@ -45,7 +39,7 @@ function WorkspaceBilling() {
       )}
       {usage.error ? (
         <div className="notice notice-error" role="alert">
-          {usage.error}
+          {failureMessage(usage.error)}
         </div>
       ) : usage.data ? (
         <UsageSection usage={usage.data} />

@@ -3,25 +3,16 @@
  * the address. A row opens its line items (plan price, event overage) in the row below it.
  */
 import { Fragment, useState } from 'react';
-import { api } from '../../api/client.ts';
+import { failureMessage } from '../../api/queries.ts';
 import { useLocation } from '../../app/router.ts';
 import { offsetOf, Pager } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
+import { useInvoices } from './billingApi.ts';
 import { formatCents, formatMonth, formatPeriod, type Invoice } from './billingFormat.ts';
-
-const PAGE_SIZE = 12;
 
 export function InvoicesSection() {
   const { query } = useLocation();
   const offset = offsetOf(query);
-  const invoices = useResource(
-    (signal) =>
-      api.GET('/api/v1/subscriptions/invoices', {
-        params: { query: { offset, limit: PAGE_SIZE } },
-        signal,
-      }),
-    String(offset),
-  );
+  const invoices = useInvoices(offset);
   const rows = invoices.data?.results ?? [];
 
   return (
@@ -32,9 +23,9 @@ export function InvoicesSection() {
       </p>
       {invoices.error ? (
         <div className="notice notice-error" role="alert">
-          {invoices.error}
+          {failureMessage(invoices.error)}
         </div>
-      ) : invoices.data === null ? (
+      ) : invoices.data === undefined ? (
         <p role="status">Loading…</p>
       ) : rows.length === 0 && offset === 0 ? (
         <p>No invoices yet: the first comes after this period closes.</p>

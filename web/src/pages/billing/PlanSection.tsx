@@ -4,10 +4,11 @@
  * change them). Only plans with `self_service` can be chosen; the others say to contact us.
  */
 import { type FormEvent, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
 import type { paths } from '../../api/schema.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { RequireRole } from '../../ui/RequireRole.tsx';
+import { changePlan } from './billingApi.ts';
 import {
   formatCents,
   formatLimit,
@@ -132,9 +133,7 @@ function ChangePlanForm({
     setError(null);
     setDone(null);
     setBusy(true);
-    const { data, error: failure } = await api.PUT('/api/v1/subscriptions/current', {
-      body: { plan: chosen as PlanId },
-    });
+    const { data, error: failure } = await changePlan(chosen as PlanId);
     setBusy(false);
     if (!data) {
       setError(errorMessage(failure));

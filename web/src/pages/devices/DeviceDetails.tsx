@@ -1,14 +1,10 @@
-/**
- * The selected device: where it is, since when, how precisely, in which geofences, its trail, and
- * how to connect a tracker app to it.
- */
-import { useEffect, useState } from 'react';
-import { api, type Schemas } from '../../api/client.ts';
+import { Link } from '../../app/Link.tsx';
 import type { DeviceState, DevicesMap } from '../../map/devicesMap.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
+import { useDevice } from './devicesApi.ts';
 import { fromDevice } from './devicesData.ts';
-import { TrackerConnect } from './TrackerConnect.tsx';
+import { NoSessionExplained } from './SessionPanel.tsx';
 import { useTrail } from './useTrail.ts';
 
 interface Props {
@@ -17,28 +13,25 @@ interface Props {
   live: DeviceState | undefined;
   map: DevicesMap | null;
   geofenceNames: ReadonlyMap<string, string> | null;
+  /** The map keeps the device in view as it moves. */
+  follow: boolean;
+  onFollowChange(on: boolean): void;
   onClose(): void;
 }
 
-export function DeviceDetails({ deviceId, live, map, geofenceNames, onClose }: Props) {
-  const [record, setRecord] = useState<Schemas['Device'] | null>(null);
-  const [missing, setMissing] = useState(false);
+export function DeviceDetails({
+  deviceId,
+  live,
+  map,
+  geofenceNames,
+  follow,
+  onFollowChange,
+  onClose,
+}: Props) {
+  const loaded = useDevice(deviceId);
+  const record = loaded.data ?? null;
+  const missing = loaded.isError;
   const { trail, error: trailError } = useTrail(deviceId, map, live);
-
-  useEffect(() => {
-    const abort = new AbortController();
-    setRecord(null);
-    setMissing(false);
-    void api
-      .GET('/api/v1/devices/{device_id}', { params: { path: { device_id: deviceId } }, signal: abort.signal })
-      .then(({ data }) => {
-        if (abort.signal.aborted) return;
-        if (data) setRecord(data);
-        else setMissing(true);
-      })
-      .catch(() => undefined);
-    return () => abort.abort();
-  }, [deviceId]);
 
   if (missing) {
     return (
@@ -94,6 +87,16 @@ export function DeviceDetails({ deviceId, live, map, geofenceNames, onClose }: P
           Close<span className="visually-hidden"> device details</span>
         </button>
       </div>
+      <label className="check">
+        <input type="checkbox" checked={follow} onChange={(event) => onFollowChange(event.target.checked)} />{' '}
+        Follow this device (the map keeps it in view as it moves)
+      </label>
+      <p>
+        <Link href={`/devices/${encodeURIComponent(deviceId)}`}>
+          Device page<span className="visually-hidden"> of {name}</span>
+        </Link>
+        : rename, metadata, connect a tracker, trail by time.
+      </p>
       <h3>Trail</h3>
       <p className="hint" data-testid="device-trail">
         {trailError
@@ -106,15 +109,7 @@ export function DeviceDetails({ deviceId, live, map, geofenceNames, onClose }: P
                 ? 'No locations yet.'
                 : `No tracking session: the latest ${trail.points} ${trail.points === 1 ? 'location' : 'locations'} shown.`}
       </p>
-      {record ? (
-        // Keyed by device: a token shown once must not stay on screen for the next device.
-        <TrackerConnect
-          key={deviceId}
-          deviceId={deviceId}
-          deviceName={record.name}
-          externalId={record.external_id ?? null}
-        />
-      ) : null}
+      {trail && !trail.session ? <NoSessionExplained /> : null}
     </section>
   );
 }

@@ -4,11 +4,13 @@
  * without devices gets one ("Simulator") with one click.
  */
 import { type FormEvent, type MutableRefObject, useEffect, useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { errorMessage, type Schemas } from '../../api/client.ts';
+import { useInvalidate } from '../../api/queries.ts';
 import { streamStatus } from '../../live/stream.ts';
 import type { DevicesMap } from '../../map/devicesMap.ts';
 import { Field, Notice } from '../../ui/forms.tsx';
-import { rememberDevice } from '../events/entities.ts';
+import { useEntityLookups } from '../events/entities.ts';
+import { createDevice, deviceKeys, sendLocation } from './devicesApi.ts';
 
 interface Props {
   deviceId: string | null;
@@ -40,14 +42,11 @@ export function SimulatePanel(props: Props) {
     setBusy(true);
     setError(null);
     const acc = accuracy.trim() === '' ? null : Number(accuracy);
-    const { data, error: failure } = await api.POST('/api/v1/devices/{device_id}/locations', {
-      params: { path: { device_id: deviceId } },
-      body: {
-        coordinates: [longitude, latitude],
-        accuracy: acc,
-        timestamp: new Date().toISOString(),
-        metadata: { source: 'dashboard-simulator' },
-      },
+    const { data, error: failure } = await sendLocation(deviceId, {
+      coordinates: [longitude, latitude],
+      accuracy: acc,
+      timestamp: new Date().toISOString(),
+      metadata: { source: 'dashboard-simulator' },
     });
     setBusy(false);
     if (!data) {
@@ -160,17 +159,21 @@ export function SimulatePanel(props: Props) {
 function NoDevice({ workspaceHasDevices, onCreated }: Props) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const { rememberDevice } = useEntityLookups();
+  const invalidate = useInvalidate();
   if (workspaceHasDevices) return <p className="hint">Select a device first.</p>;
   const create = async (): Promise<void> => {
     setBusy(true);
-    const { data, error: failure } = await api.POST('/api/v1/devices', {
-      body: { name: 'Simulator', metadata: { source: 'dashboard-simulator' } },
+    const { data, error: failure } = await createDevice({
+      name: 'Simulator',
+      metadata: { source: 'dashboard-simulator' },
     });
     setBusy(false);
     if (!data) {
       setError(errorMessage(failure));
       return;
     }
+    invalidate(deviceKeys.all);
     rememberDevice({ id: data.id, label: data.name, detail: data.external_id });
     onCreated(data.id);
   };

@@ -4,12 +4,14 @@
  * settings to type into the chosen app, each copyable, and the address as a QR code. The device's
  * tokens are listed (never their secrets) and can be revoked.
  */
-import { useCallback, useEffect, useState } from 'react';
-import { api, errorMessage, type Schemas, thrownMessage } from '../../api/client.ts';
+import { useState } from 'react';
+import { errorMessage, type Schemas, thrownMessage } from '../../api/client.ts';
+import { failureMessage, useInvalidate } from '../../api/queries.ts';
 import { ConfirmButton } from '../../ui/ConfirmButton.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { QrCode } from '../../ui/QrCode.tsx';
+import { createDeviceToken, revokeDeviceToken, tokenKeys, useDeviceTokens } from './devicesApi.ts';
 import { TRACKER_APPS, type TrackerAppId, tokenName, trackerAppName, trackerSetup } from './trackerApps.ts';
 
 type DeviceToken = Schemas['DeviceToken'];
@@ -23,35 +25,25 @@ interface Props {
 export function TrackerConnect({ deviceId, deviceName, externalId }: Props) {
   const [app, setApp] = useState<TrackerAppId>('owntracks');
   const [created, setCreated] = useState<Schemas['CreatedDeviceToken'] | null>(null);
-  const [tokens, setTokens] = useState<DeviceToken[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const list = useDeviceTokens(deviceId);
+  const tokens = list.data?.results ?? null;
+  const invalidate = useInvalidate();
+  const load = (): void => invalidate(tokenKeys.of(deviceId));
+  const [problem, setError] = useState<string | null>(null);
+  const error = problem ?? failureMessage(list.error);
   const [busy, setBusy] = useState(false);
-
-  const load = useCallback(async () => {
-    const { data, error: failure } = await api.GET('/api/v1/devices/{device_id}/tokens', {
-      params: { path: { device_id: deviceId }, query: { limit: 200 } },
-    });
-    if (data) setTokens(data.results);
-    else setError(errorMessage(failure));
-  }, [deviceId]);
-  useEffect(() => {
-    load().catch(() => setError('The device’s tokens could not be loaded.'));
-  }, [load]);
 
   const create = async (): Promise<void> => {
     setBusy(true);
     try {
-      const { data, error: failure } = await api.POST('/api/v1/devices/{device_id}/tokens', {
-        params: { path: { device_id: deviceId } },
-        body: { name: tokenName(app, deviceName) },
-      });
+      const { data, error: failure } = await createDeviceToken(deviceId, tokenName(app, deviceName));
       if (!data) {
         setError(errorMessage(failure));
         return;
       }
       setError(null);
       setCreated(data);
-      await load();
+      load();
     } catch (thrown) {
       setError(thrownMessage(thrown));
     } finally {
@@ -60,12 +52,10 @@ export function TrackerConnect({ deviceId, deviceName, externalId }: Props) {
   };
 
   const revoke = async (token: DeviceToken): Promise<void> => {
-    const { error: failure } = await api.DELETE('/api/v1/devices/{device_id}/tokens/{token_id}', {
-      params: { path: { device_id: deviceId, token_id: token.id } },
-    });
+    const { error: failure } = await revokeDeviceToken(deviceId, token.id);
     if (failure) setError(errorMessage(failure));
     else if (created?.id === token.id) setCreated(null);
-    await load();
+    load();
   };
 
   return (

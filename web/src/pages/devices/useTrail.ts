@@ -4,8 +4,9 @@
  * the device moves (for a session only while it is active).
  */
 import { useEffect, useRef, useState } from 'react';
-import { api, type Schemas } from '../../api/client.ts';
+import type { Schemas } from '../../api/client.ts';
 import type { DeviceState, DevicesMap } from '../../map/devicesMap.ts';
+import { loadRecentTrail } from './devicesApi.ts';
 
 const TRAIL_POINTS = 200;
 
@@ -33,29 +34,14 @@ export function useTrail(
     lastPoint.current = null;
     lastTime.current = 0;
     void (async () => {
-      const sessions = await api.GET('/api/v1/sessions', {
-        params: { query: { device_id: deviceId, limit: 1 } },
-        signal: abort.signal,
-      });
-      const session = sessions.data?.results[0] ?? null;
-      const locations = session
-        ? await api.GET('/api/v1/sessions/{session_id}/locations', {
-            params: { path: { session_id: session.id }, query: { limit: TRAIL_POINTS } },
-            signal: abort.signal,
-          })
-        : await api.GET('/api/v1/devices/{device_id}/locations', {
-            params: { path: { device_id: deviceId }, query: { limit: TRAIL_POINTS } },
-            signal: abort.signal,
-          });
+      const { session, locations } = await loadRecentTrail(deviceId, TRAIL_POINTS, abort.signal);
       if (abort.signal.aborted) return;
-      if (!locations.data) {
+      if (!locations) {
         setError(true);
         return;
       }
       // Newest first from the API; a line is drawn oldest to newest (by when the fix was taken).
-      const ordered = [...locations.data.results].sort(
-        (a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp),
-      );
+      const ordered = [...locations].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
       map.setTrail(ordered.map((l) => [l.point.coordinates[1] ?? 0, l.point.coordinates[0] ?? 0]));
       const newest = ordered.at(-1);
       lastPoint.current = newest ? `${newest.point.coordinates[1]},${newest.point.coordinates[0]}` : null;

@@ -2,7 +2,7 @@
 import { useId, useState } from 'react';
 import { EntityCombobox } from '../../ui/EntityCombobox.tsx';
 import { fromLocalInput, toLocalInput } from '../../ui/localTime.ts';
-import { resolveDevice, resolveGeofence, searchDevices, searchGeofences } from './entities.ts';
+import { useEntityLookups } from './entities.ts';
 import { EVENT_TYPES, type EventFilters } from './eventFilters.ts';
 
 interface Props {
@@ -12,6 +12,7 @@ interface Props {
 
 export function EventFilterForm({ filters, onChange }: Props) {
   const id = useId();
+  const lookups = useEntityLookups();
   const active = [filters.device, filters.geofence, filters.type, filters.from, filters.to].filter(
     Boolean,
   ).length;
@@ -26,16 +27,16 @@ export function EventFilterForm({ filters, onChange }: Props) {
           placeholder="Any device"
           value={filters.device}
           onChange={(device) => onChange({ device })}
-          search={searchDevices}
-          resolve={(deviceId) => resolveDevice(deviceId)}
+          search={lookups.searchDevices}
+          resolve={lookups.resolveDevice}
         />
         <EntityCombobox
           label="Geofence"
           placeholder="Any geofence"
           value={filters.geofence}
           onChange={(geofence) => onChange({ geofence })}
-          search={searchGeofences}
-          resolve={(geofenceId) => resolveGeofence(geofenceId)}
+          search={lookups.searchGeofences}
+          resolve={lookups.resolveGeofence}
         />
         <div className="field">
           <label htmlFor={`${id}-type`}>Type</label>

@@ -1,17 +1,21 @@
 /**
- * The events feed: `GET /events` newest first, filtered by device, geofence, type and time (all in
+ * The events area: the feed at /events, one event at /events/{id} (EventPage.tsx).
+ *
+ * The feed: `GET /events` newest first, filtered by device, geofence, type and time (all in
  * the URL), paged, with new events from the live stream prepended as they happen. Live events are
  * gathered and shown in one render every LIVE_BATCH_MS, never one render per message.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { errorMessage, type Schemas } from '../../api/client.ts';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { LiveStatus } from '../../live/LiveStatus.tsx';
 import { useStreamReady, useStreamTopic } from '../../live/useStream.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { EventFilterForm } from './EventFilterForm.tsx';
+import { EventPage } from './EventPage.tsx';
 import { EventTable } from './EventTable.tsx';
+import { listEvents } from './eventApi.ts';
 import { apiQuery, type EventFilters, matches, readFilters } from './eventFilters.ts';
 
 type Event = Schemas['Event'];
@@ -32,6 +36,19 @@ interface Feed {
 }
 
 export default function EventsPage() {
+  const { path } = useLocation();
+  const rest = path.replace(/^\/events\/?/, '').replace(/\/$/, '');
+  if (rest === '') return <EventFeed />;
+  if (!rest.includes('/')) return <EventPage key={rest} id={decodeURIComponent(rest)} />;
+  return (
+    <main id="main" className="page">
+      <h1>Page not found</h1>
+      <p>There is no events page at this address.</p>
+    </main>
+  );
+}
+
+function EventFeed() {
   const { query } = useLocation();
   const queryText = query.toString();
   // biome-ignore lint/correctness/useExhaustiveDependencies: the filters change when the query text does
@@ -57,11 +74,7 @@ export default function EventsPage() {
     setError(null);
     setWaiting(0);
     setFresh(new Set());
-    void api
-      .GET('/api/v1/events', {
-        params: { query: { ...apiQuery(filters), limit: PAGE_SIZE, offset: filters.offset } },
-        signal: abort.signal,
-      })
+    void listEvents({ ...apiQuery(filters), limit: PAGE_SIZE, offset: filters.offset }, abort.signal)
       .then(({ data, error: failure }) => {
         if (abort.signal.aborted) return;
         if (data)
@@ -128,13 +141,9 @@ export default function EventsPage() {
     if (!current || f.offset > 0) return;
     const newest = current.rows[0]?.occurred_at;
     const from = newest && (!f.from || newest > f.from) ? newest : f.from;
-    void api
-      .GET('/api/v1/events', {
-        params: { query: { ...apiQuery(f), from: from ?? undefined, limit: 200 } },
-      })
-      .then(({ data }) => {
-        if (data && filtersRef.current === f) addNew(data.results);
-      });
+    void listEvents({ ...apiQuery(f), from: from ?? undefined, limit: 200 }).then(({ data }) => {
+      if (data && filtersRef.current === f) addNew(data.results);
+    });
   });
 
   const change = (values: Partial<Record<keyof EventFilters, string | null>>): void =>

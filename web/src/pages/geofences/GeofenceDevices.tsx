@@ -4,43 +4,34 @@
  * device on the Devices page. Paged with `inside` (the offset) in the address beside `selected`.
  * Not live: a Refresh button asks again (and saving the geofence does).
  */
-import { api } from '../../api/client.ts';
+import { failureMessage } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
 import { useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { offsetOf, Pager } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
-import type { Geofence } from './geofenceApi.ts';
+import { type Geofence, useDevicesInside } from './geofenceApi.ts';
 
-const PAGE_SIZE = 20;
 export const INSIDE_OFFSET = 'inside';
 
-export function GeofenceDevices({ geofence, version }: { geofence: Geofence; version: number }) {
+export function GeofenceDevices({ geofence }: { geofence: Geofence }) {
   const { query } = useLocation();
   const offset = offsetOf(query, INSIDE_OFFSET);
-  const inside = useResource(
-    (signal) =>
-      api.GET('/api/v1/geofences/{geofence_id}/devices', {
-        params: { path: { geofence_id: geofence.id }, query: { offset, limit: PAGE_SIZE } },
-        signal,
-      }),
-    `${geofence.id}:${offset}:${version}`,
-  );
+  const inside = useDevicesInside(geofence.id, offset);
   const rows = inside.data?.results ?? [];
 
   return (
     <section aria-labelledby="inside-title" className="geofence-inside">
       <div className="editor-head">
         <h2 id="inside-title">Devices inside now</h2>
-        <button type="button" onClick={inside.reload} disabled={inside.loading}>
+        <button type="button" onClick={() => void inside.refetch()} disabled={inside.isFetching}>
           Refresh<span className="visually-hidden"> devices inside</span>
         </button>
       </div>
       {inside.error ? (
         <div className="notice notice-error" role="alert">
-          {inside.error}
+          {failureMessage(inside.error)}
         </div>
-      ) : inside.data === null ? (
+      ) : inside.data === undefined ? (
         <p role="status">Loading…</p>
       ) : rows.length === 0 && offset === 0 ? (
         <p role="status">No device is inside “{geofence.name}” now.</p>

@@ -3,12 +3,10 @@
  * `page`), one page of 50 from `GET /geofences` at a time. Choosing an item selects it on the map.
  */
 import { useEffect, useId, useRef, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { failureMessage } from '../../api/queries.ts';
 import { setQuery } from '../../app/router.ts';
 import { Notice } from '../../ui/forms.tsx';
-import type { Geofence } from './geofenceApi.ts';
-
-export const PAGE_SIZE = 50;
+import { type Geofence, LIST_PAGE_SIZE as PAGE_SIZE, useGeofenceList } from './geofenceApi.ts';
 
 export interface ListFilters {
   q: string;
@@ -20,16 +18,20 @@ export interface ListFilters {
 interface Props {
   filters: ListFilters;
   selectedId: string | null;
-  /** Changes when a geofence was saved, deleted or imported: the page is fetched again. */
-  version: number;
   onSelect: (geofence: Geofence) => void;
 }
 
-type ListState = { results: Geofence[]; total: number; hasMore: boolean } | null;
-
-export function GeofenceList({ filters, selectedId, version, onSelect }: Props) {
-  const [list, setList] = useState<ListState>(null);
-  const [error, setError] = useState<string | null>(null);
+export function GeofenceList({ filters, selectedId, onSelect }: Props) {
+  const enabled = filters.enabled === 'true' ? true : filters.enabled === 'false' ? false : undefined;
+  const page = useGeofenceList(filters.q, enabled, (filters.page - 1) * PAGE_SIZE);
+  const list = page.data
+    ? {
+        results: page.data.results,
+        total: page.data.pagination.total,
+        hasMore: page.data.pagination.has_more,
+      }
+    : null;
+  const error = failureMessage(page.error);
   const [search, setSearch] = useState(filters.q);
   const listRef = useRef<HTMLUListElement>(null);
   const searchId = useId();
@@ -44,41 +46,14 @@ export function GeofenceList({ filters, selectedId, version, onSelect }: Props) 
   // The address changed by other means (back, a shared link): the field follows.
   useEffect(() => setSearch(filters.q), [filters.q]);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new `version` asks for the page again.
-  useEffect(() => {
-    let live = true;
-    const enabled = filters.enabled === 'true' ? true : filters.enabled === 'false' ? false : undefined;
-    void api
-      .GET('/api/v1/geofences', {
-        params: {
-          query: {
-            limit: PAGE_SIZE,
-            offset: (filters.page - 1) * PAGE_SIZE,
-            ...(filters.q ? { q: filters.q } : {}),
-            ...(enabled === undefined ? {} : { enabled }),
-          },
-        },
-      })
-      .then(({ data, error: failure }) => {
-        if (!live) return;
-        if (data) {
-          setList({ results: data.results, total: data.pagination.total, hasMore: data.pagination.has_more });
-          setError(null);
-        } else setError(errorMessage(failure));
-      });
-    return () => {
-      live = false;
-    };
-  }, [filters.q, filters.enabled, filters.page, version]);
-
   // A shape clicked on the map: bring its list item into view when it is on this page.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the item exists only once `list` arrived.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the item exists only once the page arrived.
   useEffect(() => {
     if (!selectedId) return;
     listRef.current
       ?.querySelector(`[data-geofence-id="${CSS.escape(selectedId)}"]`)
       ?.scrollIntoView({ block: 'nearest' });
-  }, [selectedId, list]);
+  }, [selectedId, page.data]);
 
   const pages = list ? Math.max(1, Math.ceil(list.total / PAGE_SIZE)) : 1;
 

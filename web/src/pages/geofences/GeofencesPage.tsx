@@ -5,7 +5,8 @@
  */
 import type L from 'leaflet';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
+import { useForgetDeleted, useInvalidate } from '../../api/queries.ts';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { createBaseMap } from '../../map/baseMap.ts';
@@ -16,7 +17,7 @@ import { Notice } from '../../ui/forms.tsx';
 import { GeofenceDevices, INSIDE_OFFSET } from './GeofenceDevices.tsx';
 import { GeofenceForm } from './GeofenceForm.tsx';
 import { GeofenceList } from './GeofenceList.tsx';
-import { type Geofence, geofenceShape, loadAllShapes } from './geofenceApi.ts';
+import { type Geofence, geofenceKeys, geofenceShape, getGeofence, loadAllShapes } from './geofenceApi.ts';
 import { ImportExport } from './ImportExport.tsx';
 import { formatView, parseView } from './mapView.ts';
 
@@ -58,7 +59,8 @@ function WorkspaceGeofences() {
   const [mapReady, setMapReady] = useState(false);
   const [mapError, setMapError] = useState<string | null>(null);
   const [shapesVersion, setShapesVersion] = useState(0);
-  const [listVersion, setListVersion] = useState(0);
+  const invalidate = useInvalidate();
+  const forgetDeleted = useForgetDeleted();
   const [editor, setEditor] = useState<Editor | null>(null);
   const [text, setText] = useState('');
   const [geometryProblem, setGeometryProblem] = useState<string | null>(null);
@@ -95,9 +97,7 @@ function WorkspaceGeofences() {
 
   const selectById = useCallback(
     async (id: string, fit: boolean) => {
-      const { data, error } = await api.GET('/api/v1/geofences/{geofence_id}', {
-        params: { path: { geofence_id: id } },
-      });
+      const { data, error } = await getGeofence(id);
       if (data) select(data, fit);
       else setProblem(errorMessage(error));
     },
@@ -121,7 +121,7 @@ function WorkspaceGeofences() {
     let created: MapTools | null = null;
     // Geoman (the drawing tools) is the larger half of this page: fetched beside the map, not before it.
     const drawing = import('../../map/drawTools.ts');
-    void Promise.all([createBaseMap(element, 'Geofence map'), drawing]).then(
+    void Promise.all([createBaseMap(element, 'Geofence map', { goTo: true }), drawing]).then(
       ([{ map, renderer }, { DrawTools }]) => {
         if (cancelled) {
           map.remove();
@@ -238,7 +238,7 @@ function WorkspaceGeofences() {
     }
     setText(geometryText(geofence.geometry as GeofenceGeometry));
     setNotice(created ? `Created “${geofence.name}”.` : `Saved “${geofence.name}”.`);
-    setListVersion((v) => v + 1);
+    invalidate(geofenceKeys.all);
     if (created) openEditor(geofence);
     else setEditor((e) => (e ? { ...e, geofence } : e));
   };
@@ -247,7 +247,9 @@ function WorkspaceGeofences() {
     tools.current?.shapes.remove(geofence.id);
     close();
     setNotice(`Deleted “${geofence.name}”.`);
-    setListVersion((v) => v + 1);
+    // Its own panel (devices inside) is closing: only the list is read again now.
+    forgetDeleted(geofenceKeys.all);
+    invalidate(geofenceKeys.lists);
   };
 
   const startNew = (): void => {
@@ -291,17 +293,16 @@ function WorkspaceGeofences() {
             onExitBuffer={setExitBuffer}
           />
         ) : null}
-        {editor?.geofence ? <GeofenceDevices geofence={editor.geofence} version={listVersion} /> : null}
+        {editor?.geofence ? <GeofenceDevices geofence={editor.geofence} /> : null}
         <GeofenceList
           filters={filters}
           selectedId={editor?.geofence?.id ?? null}
-          version={listVersion}
           onSelect={(g) => select(g, true)}
         />
         <ImportExport
           onImported={() => {
             setShapesVersion((v) => v + 1);
-            setListVersion((v) => v + 1);
+            invalidate(geofenceKeys.all);
           }}
         />
       </div>

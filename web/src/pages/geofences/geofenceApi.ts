@@ -3,7 +3,10 @@
  * one GeoJSON FeatureCollection), the export as a file, and import through `POST /geofences/batch`
  * in chunks (contract §3).
  */
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { answerOf } from '../../api/queries.ts';
+import type { operations } from '../../api/schema.ts';
 import type { GeofenceGeometry } from '../../map/geofenceGeometry.ts';
 import type { GeofenceShape } from '../../map/geofenceLayer.ts';
 
@@ -105,4 +108,79 @@ export async function importItems(
     await send(start, items.slice(start, start + IMPORT_CHUNK));
   }
   return outcomes;
+}
+
+/**
+ * Queries of the Geofences page. Every key starts with `geofences` (the names in the pickers too),
+ * so a save, a deletion or an import invalidates them all at once.
+ */
+export const geofenceKeys = {
+  all: ['geofences'] as const,
+  lists: ['geofences', 'list'] as const,
+  list: (q: string, enabled: boolean | undefined, offset: number) =>
+    ['geofences', 'list', { q, enabled, offset }] as const,
+  inside: (id: string, offset: number) => ['geofences', 'inside', id, offset] as const,
+};
+
+export const LIST_PAGE_SIZE = 50;
+export const INSIDE_PAGE_SIZE = 20;
+
+/**
+ * A page of the list beside the map. While a new search or filter loads, the rows of the last one
+ * stay shown on purpose: the list follows the search as it is typed and would otherwise flash
+ * "Loading…" at every pause; the count above the rows changes when the new answer arrives.
+ */
+export function useGeofenceList(q: string, enabled: boolean | undefined, offset: number) {
+  return useQuery({
+    queryKey: geofenceKeys.list(q, enabled, offset),
+    queryFn: ({ signal }) =>
+      answerOf(
+        api.GET('/api/v1/geofences', {
+          params: {
+            query: {
+              limit: LIST_PAGE_SIZE,
+              offset,
+              ...(q ? { q } : {}),
+              ...(enabled === undefined ? {} : { enabled }),
+            },
+          },
+          signal,
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** The devices inside a geofence now (not live: read again by Refresh or after a save). */
+export function useDevicesInside(geofenceId: string, offset: number) {
+  return useQuery({
+    queryKey: geofenceKeys.inside(geofenceId, offset),
+    queryFn: ({ signal }) =>
+      answerOf(
+        api.GET('/api/v1/geofences/{geofence_id}/devices', {
+          params: { path: { geofence_id: geofenceId }, query: { offset, limit: INSIDE_PAGE_SIZE } },
+          signal,
+        }),
+      ),
+  });
+}
+
+export function getGeofence(id: string) {
+  return api.GET('/api/v1/geofences/{geofence_id}', { params: { path: { geofence_id: id } } });
+}
+
+/** The bodies of the geofence form's saves: a whole new geofence, or the fields an edit changes. */
+export type GeofenceCreateBody = operations['createGeofence']['requestBody']['content']['application/json'];
+export type GeofenceUpdateBody = operations['updateGeofence']['requestBody']['content']['application/json'];
+
+export function createGeofence(body: GeofenceCreateBody) {
+  return api.POST('/api/v1/geofences', { body });
+}
+
+export function updateGeofence(id: string, body: GeofenceUpdateBody) {
+  return api.PATCH('/api/v1/geofences/{geofence_id}', { params: { path: { geofence_id: id } }, body });
+}
+
+export function deleteGeofence(id: string) {
+  return api.DELETE('/api/v1/geofences/{geofence_id}', { params: { path: { geofence_id: id } } });
 }

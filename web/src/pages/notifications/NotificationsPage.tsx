@@ -3,16 +3,23 @@
  * link), mark one read, mark all read. The header's bell is told after each change.
  */
 import { useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { errorMessage, type Schemas } from '../../api/client.ts';
+import { failureMessage, useInvalidate } from '../../api/queries.ts';
+import { Link } from '../../app/Link.tsx';
 import { announceNotificationsChanged } from '../../app/NotificationsBell.tsx';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
+import { bodyText, nextStep } from './nextStep.ts';
+import {
+  markAllNotificationsRead,
+  markNotificationRead,
+  notificationKeys,
+  useNotifications,
+} from './notificationsApi.ts';
 
 type Notification = Schemas['Notification'];
-const PAGE = 25;
 
 export default function NotificationsPage() {
   const { query } = useLocation();
@@ -20,32 +27,24 @@ export default function NotificationsPage() {
   const offset = offsetOf(query);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const list = useResource(
-    (signal) =>
-      api.GET('/api/v1/account/notifications', {
-        params: { query: { offset, limit: PAGE, ...(unreadOnly ? { unread: true } : {}) } },
-        signal,
-      }),
-    `${unreadOnly}:${offset}`,
-  );
+  const list = useNotifications(unreadOnly, offset);
+  const invalidate = useInvalidate();
   useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
 
   const afterChange = (error: unknown, message: string): void => {
     setProblem(error ? errorMessage(error) : null);
     setDone(error ? null : message);
-    list.reload();
+    invalidate(notificationKeys.all);
     announceNotificationsChanged();
   };
 
   const markRead = async (notification: Notification): Promise<void> => {
-    const { error } = await api.POST('/api/v1/account/notifications/{notification_id}/read', {
-      params: { path: { notification_id: notification.id } },
-    });
+    const { error } = await markNotificationRead(notification.id);
     afterChange(error, `“${notification.title}” marked read.`);
   };
 
   const markAllRead = async (): Promise<void> => {
-    const { data, error } = await api.POST('/api/v1/account/notifications/read-all');
+    const { data, error } = await markAllNotificationsRead();
     const n = data?.updated ?? 0;
     afterChange(
       error,
@@ -86,9 +85,9 @@ export default function NotificationsPage() {
           Unread only
         </label>
       </fieldset>
-      <Notice kind="error">{problem ?? list.error}</Notice>
+      <Notice kind="error">{problem ?? failureMessage(list.error)}</Notice>
       <Notice kind="success">{done}</Notice>
-      {list.data === null ? (
+      {list.data === undefined ? (
         list.error ? null : (
           <p role="status">Loading…</p>
         )
@@ -103,7 +102,8 @@ export default function NotificationsPage() {
                   <h2 id={`n-${n.id}`} className="inbox-title">
                     {n.read ? null : <span className="badge badge-pending">Unread</span>} {n.title}
                   </h2>
-                  <p>{n.body}</p>
+                  <p>{bodyText(n)}</p>
+                  <NextStepLink notification={n} />
                   <p className="inbox-meta">
                     <time dateTime={n.created_at}>{formatTime(n.created_at)}</time>
                     {n.read ? null : (
@@ -120,5 +120,15 @@ export default function NotificationsPage() {
         </>
       )}
     </main>
+  );
+}
+
+function NextStepLink({ notification }: { notification: Notification }) {
+  const step = nextStep(notification);
+  if (!step) return null;
+  return (
+    <p>
+      <Link href={step.href}>{step.label}</Link>
+    </p>
   );
 }

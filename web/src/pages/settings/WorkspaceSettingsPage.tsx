@@ -1,11 +1,12 @@
 /** Workspace settings: its name and the lifetime of access tokens (owners and admins). */
 import { type FormEvent, useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { errorMessage, type Schemas } from '../../api/client.ts';
+import { failureMessage, useInvalidate } from '../../api/queries.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { Field, formValue, Notice } from '../../ui/forms.tsx';
 import { RequireRole } from '../../ui/RequireRole.tsx';
-import { useResource } from '../../ui/useResource.ts';
 import { describeSeconds, TTL_MAX, TTL_MIN } from './duration.ts';
+import { updateWorkspace, useWorkspace, workspaceKeys } from './settingsApi.ts';
 
 export default function WorkspaceSettingsPage() {
   return (
@@ -21,23 +22,21 @@ export default function WorkspaceSettingsPage() {
 function SettingsForm() {
   const { me, reload } = useAuth();
   const workspaceId = me?.workspace_id ?? '';
-  const workspace = useResource(
-    (signal) =>
-      api.GET('/api/v1/workspaces/{workspace_id}', {
-        params: { path: { workspace_id: workspaceId } },
-        signal,
-      }),
-    workspaceId,
-  );
-  if (workspace.data === null)
-    return workspace.error ? <Notice kind="error">{workspace.error}</Notice> : <p role="status">Loading…</p>;
+  const workspace = useWorkspace(workspaceId);
+  const invalidate = useInvalidate();
+  if (workspace.data === undefined)
+    return workspace.error ? (
+      <Notice kind="error">{failureMessage(workspace.error)}</Notice>
+    ) : (
+      <p role="status">Loading…</p>
+    );
   // After a save the form keeps what was typed (which the API stored) and its confirmation.
   return (
     <WorkspaceForm
       key={workspace.data.id}
       workspace={workspace.data}
       onSaved={() => {
-        workspace.reload();
+        invalidate(workspaceKeys.one(workspaceId));
         void reload(); // the switcher shows the name
       }}
     />
@@ -54,12 +53,9 @@ function WorkspaceForm({ workspace, onSaved }: { workspace: Schemas['Workspace']
     event.preventDefault();
     const form = event.currentTarget;
     setBusy(true);
-    const { data, error: failure } = await api.PATCH('/api/v1/workspaces/{workspace_id}', {
-      params: { path: { workspace_id: workspace.id } },
-      body: {
-        name: formValue(form, 'name').trim(),
-        settings: { access_token_ttl_seconds: Number(formValue(form, 'ttl')) },
-      },
+    const { data, error: failure } = await updateWorkspace(workspace.id, {
+      name: formValue(form, 'name').trim(),
+      settings: { access_token_ttl_seconds: Number(formValue(form, 'ttl')) },
     });
     setBusy(false);
     if (!data) {

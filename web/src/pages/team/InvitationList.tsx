@@ -3,48 +3,37 @@
  * (the link stops working). Expired ones stay listed so they can be resent.
  */
 import { useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { errorMessage, type Schemas } from '../../api/client.ts';
+import { failureMessage, useInvalidate } from '../../api/queries.ts';
 import { useLocation } from '../../app/router.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { ConfirmButton } from '../../ui/ConfirmButton.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
+import { resendInvitation, revokeInvitation, teamKeys, useInvitations } from './teamApi.ts';
 
 type Invitation = Schemas['Invitation'];
-const PAGE = 50;
 /** The list's own offset in the URL: the members list above has `offset`. */
 const OFFSET_KEY = 'invitations_offset';
 
-export function InvitationList({ workspaceId, version }: { workspaceId: string; version: number }) {
+export function InvitationList({ workspaceId }: { workspaceId: string }) {
   const { query } = useLocation();
   const { me } = useAuth();
   const offset = offsetOf(query, OFFSET_KEY);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const invitations = useResource(
-    (signal) =>
-      api.GET('/api/v1/workspaces/{workspace_id}/invitations', {
-        params: { path: { workspace_id: workspaceId }, query: { offset, limit: PAGE } },
-        signal,
-      }),
-    `${workspaceId}:${offset}:${version}`,
-  );
+  const invitations = useInvitations(workspaceId, offset);
+  const invalidate = useInvalidate();
   useLastPageWhenPastEnd(invitations.data?.pagination, invitations.data?.results.length ?? 0, OFFSET_KEY);
   // Read once per render: whether an invitation has expired is shown, not ticking.
   const now = Date.now();
 
   const act = async (invitation: Invitation, kind: 'resend' | 'revoke'): Promise<void> => {
-    const path = { workspace_id: workspaceId, invitation_id: invitation.id };
     const { error } =
       kind === 'resend'
-        ? await api.POST('/api/v1/workspaces/{workspace_id}/invitations/{invitation_id}/resend', {
-            params: { path },
-          })
-        : await api.DELETE('/api/v1/workspaces/{workspace_id}/invitations/{invitation_id}', {
-            params: { path },
-          });
+        ? await resendInvitation(workspaceId, invitation.id)
+        : await revokeInvitation(workspaceId, invitation.id);
     setProblem(error ? errorMessage(error) : null);
     setDone(
       error
@@ -53,15 +42,15 @@ export function InvitationList({ workspaceId, version }: { workspaceId: string; 
           ? `A new invitation e-mail went to ${invitation.email}; the earlier link no longer works.`
           : `The invitation of ${invitation.email} was revoked; its link no longer works.`,
     );
-    invitations.reload();
+    invalidate(teamKeys.all);
   };
 
   return (
     <section aria-labelledby="invitations-title">
       <h2 id="invitations-title">Pending invitations</h2>
-      <Notice kind="error">{problem ?? invitations.error}</Notice>
+      <Notice kind="error">{problem ?? failureMessage(invitations.error)}</Notice>
       <Notice kind="success">{done}</Notice>
-      {invitations.data === null ? (
+      {invitations.data === undefined ? (
         invitations.error ? null : (
           <p role="status">Loading…</p>
         )

@@ -4,73 +4,60 @@
  * (the last owner, only an owner touches ownership) are shown as it words them.
  */
 import { useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { errorMessage, type Schemas } from '../../api/client.ts';
+import { failureMessage, useInvalidate } from '../../api/queries.ts';
 import { useLocation } from '../../app/router.ts';
 import { ConfirmButton } from '../../ui/ConfirmButton.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
 import { type Role, rolesYouMayGrant } from './roles.ts';
+import { changeMemberRole, removeMember, teamKeys, useMembers } from './teamApi.ts';
 
 type Member = Schemas['Member'];
-const PAGE = 50;
 
 export function MemberList({
   workspaceId,
   workspaceName,
   myId,
   myRole,
-  version,
 }: {
   workspaceId: string;
   workspaceName: string;
   myId: string;
   myRole: Role;
-  version: number;
 }) {
   const { query } = useLocation();
   const offset = offsetOf(query);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const members = useResource(
-    (signal) =>
-      api.GET('/api/v1/workspaces/{workspace_id}/members', {
-        params: { path: { workspace_id: workspaceId }, query: { offset, limit: PAGE } },
-        signal,
-      }),
-    `${workspaceId}:${offset}:${version}`,
-  );
+  const members = useMembers(workspaceId, offset);
+  const invalidate = useInvalidate();
   useLastPageWhenPastEnd(members.data?.pagination, members.data?.results.length ?? 0);
   const manages = myRole === 'owner' || myRole === 'admin';
 
   /** True when the API made the change. */
   const changeRole = async (member: Member, role: Role): Promise<boolean> => {
-    const { error } = await api.PATCH('/api/v1/workspaces/{workspace_id}/members/{user_id}', {
-      params: { path: { workspace_id: workspaceId, user_id: member.user_id } },
-      body: { role },
-    });
+    const { error } = await changeMemberRole(workspaceId, member.user_id, role);
     setProblem(error ? errorMessage(error) : null);
     setDone(error ? null : `${member.email} is now ${role === 'admin' ? 'an' : 'a'} ${role}.`);
-    members.reload();
+    invalidate(teamKeys.all);
     return !error;
   };
 
   const remove = async (member: Member): Promise<void> => {
-    const { error } = await api.DELETE('/api/v1/workspaces/{workspace_id}/members/{user_id}', {
-      params: { path: { workspace_id: workspaceId, user_id: member.user_id } },
-    });
+    const { error } = await removeMember(workspaceId, member.user_id);
     setProblem(error ? errorMessage(error) : null);
     setDone(error ? null : `${member.email} was removed from the workspace.`);
-    members.reload();
+    invalidate(teamKeys.all);
   };
 
   return (
     <section aria-labelledby="members-title">
       <h2 id="members-title">Members</h2>
-      <Notice kind="error">{problem ?? members.error}</Notice>
+      <Notice kind="error">{problem ?? failureMessage(members.error)}</Notice>
       <Notice kind="success">{done}</Notice>
-      {members.data === null ? (
+      {members.data === undefined ? (
         members.error ? null : (
           <p role="status">Loading…</p>
         )

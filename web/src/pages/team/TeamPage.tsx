@@ -2,17 +2,17 @@
  * Team: the workspace's members and, for its owners and admins, roles, removal, invitations by
  * e-mail and the pending invitations. A member sees who is in the team, read-only.
  */
-import { useState } from 'react';
+import { useInvalidate } from '../../api/queries.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { hasRole } from '../../ui/RequireRole.tsx';
 import { InvitationList } from './InvitationList.tsx';
 import { InviteForm } from './InviteForm.tsx';
 import { MemberList } from './MemberList.tsx';
+import { teamKeys } from './teamApi.ts';
 
 export default function TeamPage() {
   const { me } = useAuth();
-  // Bumped after an invitation: a known user joins the members at once, anyone else is pending.
-  const [version, setVersion] = useState(0);
+  const invalidate = useInvalidate();
   if (me === null)
     return (
       <main id="main" className="page">
@@ -33,16 +33,10 @@ export default function TeamPage() {
         </div>
       )}
       {manages ? (
-        <InviteForm workspaceId={me.workspace_id} onInvited={() => setVersion((n) => n + 1)} />
+        <InviteForm workspaceId={me.workspace_id} onInvited={() => invalidate(teamKeys.all)} />
       ) : null}
-      <MemberList
-        workspaceId={me.workspace_id}
-        workspaceName={workspace}
-        myId={me.id}
-        myRole={me.role}
-        version={version}
-      />
-      {manages ? <InvitationList workspaceId={me.workspace_id} version={version} /> : null}
+      <MemberList workspaceId={me.workspace_id} workspaceName={workspace} myId={me.id} myRole={me.role} />
+      {manages ? <InvitationList workspaceId={me.workspace_id} /> : null}
     </main>
   );
 }

@@ -1,23 +1,30 @@
 /**
  * /webhooks/dead-letters: deliveries whose every attempt failed. Filtered in the URL; one entry or
- * a selection is retried (a new delivery with the same payload), the selection in chunks with
- * progress, then the list and the totals are loaded again.
+ * a selection of this page is retried (a new delivery with the same payload), the selection in
+ * chunks with progress; "Retry all matching this filter" is one server job over every page
+ * (RetryMatching.tsx). Then the list and the totals are loaded again.
  */
 import { useId, useMemo, useState } from 'react';
-import { api, errorMessage, thrownMessage } from '../../api/client.ts';
+import { errorMessage, thrownMessage } from '../../api/client.ts';
+import { failureMessage, useInvalidate } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
 import { type BulkProgress, retryInChunks } from './bulkRetry.ts';
 import { DeadLetterStats } from './DeadLetterStats.tsx';
 import { Select, TimeRange } from './DeliveryFilterForm.tsx';
 import { activeCount, type DeadLetterFilters, readDeadLetterFilters } from './filters.ts';
+import { RetryMatchingButton, RetryMatchingReport, useRetryMatching } from './RetryMatching.tsx';
 import { type DeadLetter, EVENT_TYPES } from './types.ts';
-import { useWebhookNames } from './useWebhookNames.ts';
-import { listDeadLetters } from './webhooksApi.ts';
+import {
+  deliveryKeys,
+  retryDeadLetter,
+  useDeadLetterStats,
+  useDeadLetters,
+  useWebhookNames,
+} from './webhooksApi.ts';
 
 type Change = Partial<Record<keyof DeadLetterFilters, string | null>>;
 
@@ -28,18 +35,14 @@ export function DeadLettersPage() {
   const filters = useMemo(() => readDeadLetterFilters(query), [queryText]);
   const offset = offsetOf(query);
   const names = useWebhookNames();
-  const [generation, setGeneration] = useState(0);
-  const list = useResource(
-    (signal) => listDeadLetters(filters, offset, signal),
-    `${JSON.stringify(filters)}:${offset}:${generation}`,
-  );
+  const invalidate = useInvalidate();
+  const list = useDeadLetters(filters, offset);
   useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
-  const stats = useResource(
-    (signal) => api.GET('/api/v1/webhooks/dlq/stats', { signal }),
-    String(generation),
-  );
+  const stats = useDeadLetterStats();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [progress, setProgress] = useState<BulkProgress | null>(null);
+  /** The entries of the selection being retried, so the report names each one. */
+  const [bulkEntries, setBulkEntries] = useState<ReadonlyMap<string, DeadLetter>>(new Map());
   const [running, setRunning] = useState(false);
   const [single, setSingle] = useState<{ entry: DeadLetter; deliveryId: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -50,13 +53,14 @@ export function DeadLettersPage() {
 
   const refresh = (): void => {
     setSelected(new Set());
-    setGeneration((n) => n + 1);
+    invalidate(deliveryKeys.all);
   };
   const change = (values: Change): void => {
     setSelected(new Set());
     setQuery({ ...values, offset: null });
   };
 
+  const matching = useRetryMatching(filters, refresh);
   const rows = list.data?.results ?? [];
   const selectable = rows.filter(retryable);
   const allSelected = selectable.length > 0 && selectable.every((r) => selected.has(r.dlq_id));
@@ -64,9 +68,7 @@ export function DeadLettersPage() {
   const retryOne = async (entry: DeadLetter): Promise<void> => {
     setInFlight((previous) => new Set(previous).add(entry.dlq_id));
     try {
-      const { data, error: failure } = await api.POST('/api/v1/webhooks/dlq/{dlq_id}/retry', {
-        params: { path: { dlq_id: entry.dlq_id } },
-      });
+      const { data, error: failure } = await retryDeadLetter(entry.dlq_id);
       if (data) {
         setError(null);
         setSingle({ entry, deliveryId: data.delivery_id });
@@ -85,8 +87,10 @@ export function DeadLettersPage() {
   };
 
   const retrySelected = async (): Promise<void> => {
-    const ids = rows.filter((r) => selected.has(r.dlq_id)).map((r) => r.dlq_id);
+    const chosen = rows.filter((r) => selected.has(r.dlq_id));
+    const ids = chosen.map((r) => r.dlq_id);
     if (ids.length === 0) return;
+    setBulkEntries(new Map(chosen.map((r) => [r.dlq_id, r])));
     setRunning(true);
     setSingle(null);
     setError(null);
@@ -105,7 +109,7 @@ export function DeadLettersPage() {
         Deliveries that failed every attempt. A retry sends the same payload again as a new delivery.
       </p>
       {stats.data ? <DeadLetterStats stats={stats.data} /> : null}
-      <Notice kind="error">{stats.error}</Notice>
+      <Notice kind="error">{failureMessage(stats.error)}</Notice>
       <DeadLetterFilterForm filters={filters} onChange={change} names={names} />
       <div className="bulk-bar">
         <label className="check">
@@ -127,19 +131,21 @@ export function DeadLettersPage() {
         >
           Retry selected{selected.size > 0 ? ` (${selected.size})` : ''}
         </button>
+        <RetryMatchingButton state={matching} filters={filters} disabled={running} />
         <button type="button" onClick={refresh} disabled={running}>
           Refresh
         </button>
       </div>
-      <BulkReport progress={progress} running={running} />
+      <RetryMatchingReport state={matching} />
+      <BulkReport progress={progress} running={running} entries={bulkEntries} />
       {single ? (
         <p className="notice notice-success" role="status">
           Retry queued for the {single.entry.event_type} delivery to {single.entry.webhook.name}:{' '}
           <Link href={`/webhooks/deliveries/${single.deliveryId}`}>follow the new delivery</Link>.
         </p>
       ) : null}
-      <Notice kind="error">{error ?? list.error}</Notice>
-      {list.data === null ? (
+      <Notice kind="error">{error ?? failureMessage(list.error)}</Notice>
+      {list.data === undefined ? (
         list.error ? null : (
           <p role="status">Loading…</p>
         )
@@ -268,7 +274,21 @@ function RetryCell({
   );
 }
 
-function BulkReport({ progress, running }: { progress: BulkProgress | null; running: boolean }) {
+/** How a retried entry is named in the report: what it was and when it failed, not an id. */
+function entryLabel(entry: DeadLetter | undefined, dlqId: string): string {
+  if (!entry) return `entry ${dlqId}`;
+  return `${entry.event_type} to ${entry.webhook.name}, failed ${formatTime(entry.queued_at)}`;
+}
+
+function BulkReport({
+  progress,
+  running,
+  entries,
+}: {
+  progress: BulkProgress | null;
+  running: boolean;
+  entries: ReadonlyMap<string, DeadLetter>;
+}) {
   const id = useId();
   if (progress === null) return null;
   return (
@@ -285,13 +305,14 @@ function BulkReport({ progress, running }: { progress: BulkProgress | null; runn
             <li key={r.dlq_id} className="outcome-ok">
               Queued:{' '}
               <Link href={`/webhooks/deliveries/${r.delivery_id}`}>
-                new delivery {r.delivery_id.slice(0, 8)}…
+                {entryLabel(entries.get(r.dlq_id), r.dlq_id)}
               </Link>
             </li>
           ))}
           {progress.failed.map((f) => (
             <li key={f.dlq_id} className="outcome-failed">
-              Not retried ({f.dlq_id.slice(0, 8)}…): {f.detail} <code>{f.error_code}</code>
+              Not retried ({entryLabel(entries.get(f.dlq_id), f.dlq_id)}): {f.detail}{' '}
+              <code>{f.error_code}</code>
             </li>
           ))}
         </ul>

@@ -3,24 +3,20 @@
  * its page). Filters and offset live in the URL.
  */
 import { useMemo } from 'react';
+import { failureMessage } from '../../api/queries.ts';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
 import { DeliveriesTable } from './DeliveriesTable.tsx';
 import { DeliveryFilterForm } from './DeliveryFilterForm.tsx';
 import { type DeliveryFilters, readDeliveryFilters } from './filters.ts';
-import { useWebhookNames } from './useWebhookNames.ts';
-import { listDeliveries } from './webhooksApi.ts';
+import { useDeliveries, useWebhookNames } from './webhooksApi.ts';
 
 export function DeliveriesList({
   webhookId,
-  refreshKey = 0,
 }: {
   /** Only this webhook's deliveries (no webhook filter), or null for all. */
   webhookId: string | null;
-  /** Changing it reloads the list (e.g. after a test event). */
-  refreshKey?: number;
 }) {
   const { query } = useLocation();
   const queryText = query.toString();
@@ -28,10 +24,7 @@ export function DeliveriesList({
   const filters = useMemo(() => readDeliveryFilters(query), [queryText]);
   const offset = offsetOf(query);
   const names = useWebhookNames();
-  const list = useResource(
-    (signal) => listDeliveries(filters, webhookId, offset, signal),
-    `${webhookId}:${JSON.stringify(filters)}:${offset}:${refreshKey}`,
-  );
+  const list = useDeliveries(filters, webhookId, offset);
   useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
   const change = (values: Partial<Record<keyof DeliveryFilters, string | null>>): void =>
     setQuery({ ...values, offset: null });
@@ -44,12 +37,12 @@ export function DeliveriesList({
         webhooks={webhookId === null ? [...names.values()] : null}
       />
       <div className="list-actions">
-        <button type="button" onClick={list.reload} disabled={list.loading}>
+        <button type="button" onClick={() => void list.refetch()} disabled={list.isFetching}>
           Refresh
         </button>
       </div>
-      <Notice kind="error">{list.error}</Notice>
-      {list.data === null ? (
+      <Notice kind="error">{failureMessage(list.error)}</Notice>
+      {list.data === undefined ? (
         list.error ? null : (
           <p role="status">Loading…</p>
         )

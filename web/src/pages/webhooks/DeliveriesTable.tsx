@@ -1,8 +1,10 @@
-/** Rows of deliveries: time (the link to the delivery), webhook, event, status, response, duration, attempts. */
+/**
+ * Rows of deliveries: time (the link to the delivery), webhook, event, device and geofence, origin,
+ * status, response, duration, attempts.
+ */
 import { Link } from '../../app/Link.tsx';
 import { formatTime } from '../../ui/format.ts';
-import type { Delivery, Webhook } from './types.ts';
-import { webhookLabel } from './useWebhookNames.ts';
+import { type Delivery, ORIGIN_LABELS, type Webhook } from './types.ts';
 
 export function StatusBadge({ status }: { status: Delivery['status'] }) {
   return <span className={`badge badge-${status}`}>{status}</span>;
@@ -11,6 +13,13 @@ export function StatusBadge({ status }: { status: Delivery['status'] }) {
 export function formatDuration(ms: number | null): string {
   if (ms === null) return '—';
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** "Truck 7 · Depot" for an event's delivery; the device id when the device was deleted; — for a test. */
+export function subjectLabel(d: Pick<Delivery, 'device_id' | 'device_name' | 'geofence_name'>): string {
+  const device = d.device_name ?? (d.device_id ? `device ${d.device_id.slice(-8)} (deleted)` : null);
+  const parts = [device, d.geofence_name].filter((p): p is string => p !== null);
+  return parts.length === 0 ? '—' : parts.join(' · ');
 }
 
 export function DeliveriesTable({
@@ -31,6 +40,8 @@ export function DeliveriesTable({
             <th scope="col">Time</th>
             <th scope="col">Webhook</th>
             <th scope="col">Event type</th>
+            <th scope="col">Device · geofence</th>
+            <th scope="col">Origin</th>
             <th scope="col">Status</th>
             <th scope="col">Response</th>
             <th scope="col">Duration</th>
@@ -55,6 +66,8 @@ export function DeliveriesTable({
               <td>
                 <code>{d.event_type}</code>
               </td>
+              <td>{subjectLabel(d)}</td>
+              <td>{ORIGIN_LABELS[d.origin]}</td>
               <td>
                 <StatusBadge status={d.status} />
               </td>
@@ -67,4 +80,10 @@ export function DeliveriesTable({
       </table>
     </div>
   );
+}
+
+/** A webhook's name for a table cell: its name, "Deleted webhook" for null, else a short id. */
+export function webhookLabel(names: Map<string, Webhook>, id: string | null): string {
+  if (id === null) return 'Deleted webhook';
+  return names.get(id)?.name ?? `${id.slice(0, 8)}…`;
 }

@@ -1,23 +1,29 @@
 /**
  * /webhooks/deliveries/{id}: one delivery and its attempts as a timeline (request headers and body,
- * the receiver's answer or the error), with "Retry now". While an attempt is due the page looks
- * again every few seconds (deliveryPolling.ts), so a retry's outcome shows without a reload.
+ * the receiver's answer or the error), with "Retry now" and "Resend" (any status: a new delivery
+ * of the same event, which the page then shows). While an attempt is due the page looks again every
+ * few seconds (deliveryPolling.ts), so a retry's outcome shows without a reload.
+ *
+ * Attempts are numbered per delivery (as `X-SVC-Attempt` was sent): a dead-letter retry or a
+ * resend is a new delivery whose attempts start at 1, and the page links the delivery it repeats,
+ * whose own attempts stay listed there.
  */
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { errorMessage, thrownMessage } from '../../api/client.ts';
+import { failureMessage, useInvalidate } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
+import { navigate } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { ScrollRegion } from '../../ui/ScrollRegion.tsx';
-import { useResource } from '../../ui/useResource.ts';
-import { formatDuration, StatusBadge } from './DeliveriesTable.tsx';
+import { formatDuration, StatusBadge, subjectLabel, webhookLabel } from './DeliveriesTable.tsx';
 import { useDeliveryPolling } from './deliveryPolling.ts';
-import type { Attempt, DeliveryDetail } from './types.ts';
-import { useWebhookNames, webhookLabel } from './useWebhookNames.ts';
-import { getDelivery, retryDelivery } from './webhooksApi.ts';
+import { type Attempt, type DeliveryDetail, ORIGIN_LABELS } from './types.ts';
+import { deliveryKeys, resendDelivery, retryDelivery, useDelivery, useWebhookNames } from './webhooksApi.ts';
 
 export function DeliveryPage({ id }: { id: string }) {
-  const delivery = useResource((signal) => getDelivery(id, signal), id);
+  const delivery = useDelivery(id);
+  const invalidate = useInvalidate();
   const names = useWebhookNames();
   const [message, setMessage] = useState<string | null>(null);
   /** A failed delivery is retried as a new one (through its dead-letter entry): its id. */
@@ -26,9 +32,10 @@ export function DeliveryPage({ id }: { id: string }) {
   const [busy, setBusy] = useState(false);
   /** When "Retry now" last succeeded: the page keeps looking for a while after. */
   const [retriedAt, setRetriedAt] = useState<number | null>(null);
-  const d = delivery.data;
-  const { reload } = delivery;
-  useDeliveryPolling(d, delivery.loading, retriedAt, reload);
+  const d = delivery.data ?? null;
+  const { refetch } = delivery;
+  const reload = useCallback(() => void refetch(), [refetch]);
+  useDeliveryPolling(d, delivery.isFetching, retriedAt, reload);
 
   const retry = async (): Promise<void> => {
     setBusy(true);
@@ -43,7 +50,26 @@ export function DeliveryPage({ id }: { id: string }) {
           setMessage('Retry queued as a new delivery with the same payload.');
           setRetriedAs(data.delivery_id);
         }
-        reload();
+        invalidate(deliveryKeys.all);
+      } else {
+        setMessage(null);
+        setError(errorMessage(failure));
+      }
+    } catch (thrown) {
+      setMessage(null);
+      setError(thrownMessage(thrown));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const resend = async (): Promise<void> => {
+    setBusy(true);
+    try {
+      const { data, error: failure } = await resendDelivery(id);
+      if (data) {
+        invalidate(deliveryKeys.all);
+        navigate(`/webhooks/deliveries/${data.delivery_id}`);
       } else {
         setMessage(null);
         setError(errorMessage(failure));
@@ -60,7 +86,11 @@ export function DeliveryPage({ id }: { id: string }) {
     return (
       <>
         <h1>Delivery</h1>
-        {delivery.error ? <Notice kind="error">{delivery.error}</Notice> : <p role="status">Loading…</p>}
+        {delivery.error ? (
+          <Notice kind="error">{failureMessage(delivery.error)}</Notice>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
       </>
     );
   return (
@@ -80,6 +110,19 @@ export function DeliveryPage({ id }: { id: string }) {
             webhookLabel(names, null)
           )}
         </dd>
+        <dt>Origin</dt>
+        <dd>
+          {ORIGIN_LABELS[d.origin]}
+          {d.source_delivery_id ? (
+            <>
+              {' of '}
+              <Link href={`/webhooks/deliveries/${d.source_delivery_id}`}>the earlier delivery</Link>
+              <span className="hint"> (its attempts are listed there; this one counts its own from 1)</span>
+            </>
+          ) : null}
+        </dd>
+        <dt>Device · geofence</dt>
+        <dd>{subjectLabel(d)}</dd>
         <dt>Request</dt>
         <dd>
           <code>
@@ -107,19 +150,29 @@ export function DeliveryPage({ id }: { id: string }) {
           <code>{d.idempotency_key}</code>
         </dd>
       </dl>
-      {d.status === 'success' ? null : (
-        <div className="button-row">
-          {/* Retried as a new delivery: a second retry would send the payload twice; the link below leads on. */}
-          {retriedAs ? null : (
-            <button type="button" disabled={busy} onClick={() => void retry()}>
-              Retry now
-            </button>
-          )}
+      <div className="button-row">
+        {/* Retried as a new delivery: a second retry would send the payload twice; the link below leads on. */}
+        {d.status === 'success' || retriedAs ? null : (
+          <button type="button" disabled={busy} onClick={() => void retry()}>
+            Retry now
+          </button>
+        )}
+        {d.webhook_id ? (
+          <button type="button" disabled={busy} onClick={() => void resend()}>
+            Resend
+          </button>
+        ) : null}
+        {d.status === 'success' ? null : (
           <button type="button" onClick={reload}>
             Refresh
           </button>
-        </div>
-      )}
+        )}
+      </div>
+      {d.webhook_id ? (
+        <p className="hint">
+          Resend sends this event again as a new delivery, with the same payload and idempotency key.
+        </p>
+      ) : null}
       <p role="status">
         {message ?? ''}{' '}
         {retriedAs ? <Link href={`/webhooks/deliveries/${retriedAs}`}>Follow the new delivery</Link> : null}

@@ -4,7 +4,7 @@
  */
 import { useEffect, useId } from 'react';
 import { EntityCombobox, type EntityOption } from '../../ui/EntityCombobox.tsx';
-import { resolveGeofence, searchGeofences } from '../events/entities.ts';
+import { useEntityLookups } from '../events/entities.ts';
 
 export interface GeofenceChoice {
   all: boolean;
@@ -19,6 +19,7 @@ export function GeofencePicker({
   onChange(choice: GeofenceChoice): void;
 }) {
   const id = useId();
+  const { resolveGeofence, searchGeofences } = useEntityLookups();
   // Ids saved before come without names: look them up once.
   const unnamed = choice.chosen.filter((g) => g.label === g.id).map((g) => g.id);
   const unnamedKey = unnamed.join(',');
@@ -26,7 +27,7 @@ export function GeofencePicker({
   useEffect(() => {
     if (unnamed.length === 0) return;
     const abort = new AbortController();
-    void Promise.all(unnamed.map((g) => resolveGeofence(g, abort.signal).catch(() => null))).then((found) => {
+    void Promise.all(unnamed.map((g) => resolveGeofence(g))).then((found) => {
       if (abort.signal.aborted) return;
       const names = new Map(found.filter((f): f is EntityOption => f !== null).map((f) => [f.id, f]));
       onChange({
@@ -88,7 +89,7 @@ export function GeofencePicker({
                 onChange({ ...choice, chosen: [...choice.chosen, option] });
             }}
             search={searchGeofences}
-            resolve={(g, signal) => resolveGeofence(g, signal)}
+            resolve={resolveGeofence}
           />
         </div>
       )}

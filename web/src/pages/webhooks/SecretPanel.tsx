@@ -3,9 +3,10 @@
  * replaceable ("Rotate secret", confirmed first: the old secret stops working at once).
  */
 import { useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
 import { ConfirmButton } from '../../ui/ConfirmButton.tsx';
 import { Notice } from '../../ui/forms.tsx';
+import { revealSecret, rotateSecret } from './webhooksApi.ts';
 
 export function SecretPanel({ webhookId, created }: { webhookId: string; created?: string | undefined }) {
   const [secret, setSecret] = useState<string | null>(created ?? null);
@@ -17,9 +18,7 @@ export function SecretPanel({ webhookId, created }: { webhookId: string; created
 
   const reveal = async (): Promise<void> => {
     setBusy(true);
-    const { data, error: failure } = await api.GET('/api/v1/webhooks/{webhook_id}/secret', {
-      params: { path: { webhook_id: webhookId } },
-    });
+    const { data, error: failure } = await revealSecret(webhookId);
     setBusy(false);
     if (data) {
       setSecret(data.secret);
@@ -29,9 +28,7 @@ export function SecretPanel({ webhookId, created }: { webhookId: string; created
   };
 
   const rotate = async (): Promise<void> => {
-    const { data, error: failure } = await api.POST('/api/v1/webhooks/{webhook_id}/rotate-secret', {
-      params: { path: { webhook_id: webhookId } },
-    });
+    const { data, error: failure } = await rotateSecret(webhookId);
     if (data) {
       setSecret(data.secret);
       setError(null);

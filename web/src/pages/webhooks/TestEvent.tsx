@@ -3,12 +3,12 @@
  * little while) until its first attempt is done, and says how the receiver answered.
  */
 import { useEffect, useRef, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
 import { Link } from '../../app/Link.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import type { DeliveryDetail } from './types.ts';
-import { getDelivery } from './webhooksApi.ts';
+import { getDelivery, sendTestEvent } from './webhooksApi.ts';
 
 const POLL_MS = 500;
 /** How long the page follows the test delivery before leaving it to the deliveries list. */
@@ -49,9 +49,7 @@ export function TestEvent({ webhookId, onDone }: { webhookId: string; onDone?():
   const send = async (): Promise<void> => {
     setError(null);
     setDelivery(null);
-    const { data, error: failure } = await api.POST('/api/v1/webhooks/{webhook_id}/test', {
-      params: { path: { webhook_id: webhookId } },
-    });
+    const { data, error: failure } = await sendTestEvent(webhookId);
     if (!data) return setError(errorMessage(failure));
     setWaiting(true);
     setDeliveryId(data.delivery_id);

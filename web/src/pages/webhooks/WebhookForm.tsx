@@ -4,7 +4,7 @@
  * its messages.
  */
 import { type FormEvent, useId, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
 import { Field, Notice } from '../../ui/forms.tsx';
 import { type GeofenceChoice, GeofencePicker } from './GeofencePicker.tsx';
 import { type HeaderRow, HeadersEditor, headerRow, headersOf } from './HeadersEditor.tsx';
@@ -16,6 +16,7 @@ import {
   type Webhook,
   type WebhookMethod,
 } from './types.ts';
+import { createWebhook, updateWebhook } from './webhooksApi.ts';
 
 interface Values {
   name: string;
@@ -84,16 +85,11 @@ export function WebhookForm({
     setError(null);
     try {
       if (webhook) {
-        const { data, error: failure } = await api.PATCH('/api/v1/webhooks/{webhook_id}', {
-          params: { path: { webhook_id: webhook.id } },
-          body,
-        });
+        const { data, error: failure } = await updateWebhook(webhook.id, body);
         if (data) onSaved(data);
         else setError(errorMessage(failure));
       } else {
-        const { data, error: failure } = await api.POST('/api/v1/webhooks', {
-          body: { ...body, enabled: values.enabled },
-        });
+        const { data, error: failure } = await createWebhook({ ...body, enabled: values.enabled });
         if (data) {
           const { secret, ...hook } = data;
           onSaved(hook, secret);

@@ -1,13 +1,12 @@
 /** /webhooks: the workspace's webhooks, paged, optionally only the enabled or disabled ones. */
 import { useId } from 'react';
-import { api } from '../../api/client.ts';
+import { failureMessage } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
-import { PAGE_SIZE } from './webhooksApi.ts';
+import { useWebhooks } from './webhooksApi.ts';
 
 export function WebhookList() {
   const id = useId();
@@ -15,16 +14,7 @@ export function WebhookList() {
   const enabled = query.get('enabled');
   const filter = enabled === 'true' || enabled === 'false' ? enabled : null;
   const offset = offsetOf(query);
-  const list = useResource(
-    (signal) =>
-      api.GET('/api/v1/webhooks', {
-        params: {
-          query: { enabled: filter === null ? undefined : filter === 'true', offset, limit: PAGE_SIZE },
-        },
-        signal,
-      }),
-    `${filter}:${offset}`,
-  );
+  const list = useWebhooks(filter === null ? null : filter === 'true', offset);
   useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
 
   return (
@@ -50,8 +40,8 @@ export function WebhookList() {
           <option value="false">Disabled only</option>
         </select>
       </div>
-      <Notice kind="error">{list.error}</Notice>
-      {list.data === null ? (
+      <Notice kind="error">{failureMessage(list.error)}</Notice>
+      {list.data === undefined ? (
         list.error ? null : (
           <p role="status">Loading…</p>
         )

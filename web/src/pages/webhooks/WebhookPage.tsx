@@ -3,22 +3,25 @@
  * switch, the signing secret, "Send test event", deletion, and its deliveries.
  */
 import { useState } from 'react';
-import { api, errorMessage, thrownMessage } from '../../api/client.ts';
+import { errorMessage, thrownMessage } from '../../api/client.ts';
+import { failureMessage, useForgetDeleted, useInvalidate } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
 import { navigate } from '../../app/router.ts';
 import { ConfirmButton } from '../../ui/ConfirmButton.tsx';
 import { Notice } from '../../ui/forms.tsx';
-import { useResource } from '../../ui/useResource.ts';
 import { DeliveriesList } from './DeliveriesList.tsx';
 import { SecretPanel } from './SecretPanel.tsx';
 import { TestEvent } from './TestEvent.tsx';
 import type { Webhook } from './types.ts';
 import { WebhookForm } from './WebhookForm.tsx';
+import { WebhookHealthPanel } from './WebhookHealthPanel.tsx';
+import { deleteWebhook, deliveryKeys, updateWebhook, useWebhook, webhookKeys } from './webhooksApi.ts';
 
 /** The secret of a webhook just created here, shown on its page once (it is not in the URL). */
 let justCreated: { id: string; secret: string } | null = null;
 
 export function WebhookPage({ id }: { id: string | null }) {
+  const invalidate = useInvalidate();
   if (id === null)
     return (
       <>
@@ -30,6 +33,7 @@ export function WebhookPage({ id }: { id: string | null }) {
           webhook={null}
           onSaved={(hook, secret) => {
             if (secret) justCreated = { id: hook.id, secret };
+            invalidate(webhookKeys.all);
             navigate(`/webhooks/${hook.id}`);
           }}
         />
@@ -39,15 +43,13 @@ export function WebhookPage({ id }: { id: string | null }) {
 }
 
 function ExistingWebhook({ id }: { id: string }) {
-  const loaded = useResource(
-    (signal) => api.GET('/api/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: id } }, signal }),
-    id,
-  );
+  const loaded = useWebhook(id);
+  const invalidate = useInvalidate();
+  const forgetDeleted = useForgetDeleted();
   const [hook, setHook] = useState<Webhook | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [deliveriesKey, setDeliveriesKey] = useState(0);
   const [created] = useState(() => {
     const secret = justCreated?.id === id ? justCreated.secret : undefined;
     justCreated = null;
@@ -55,23 +57,25 @@ function ExistingWebhook({ id }: { id: string }) {
   });
   const current = hook ?? loaded.data;
 
-  if (current === null)
+  if (current === undefined)
     return (
       <>
         <h1>Webhook</h1>
-        {loaded.error ? <Notice kind="error">{loaded.error}</Notice> : <p role="status">Loading…</p>}
+        {loaded.error ? (
+          <Notice kind="error">{failureMessage(loaded.error)}</Notice>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
       </>
     );
 
   const toggle = async (): Promise<void> => {
     setBusy(true);
     try {
-      const { data, error: failure } = await api.PATCH('/api/v1/webhooks/{webhook_id}', {
-        params: { path: { webhook_id: id } },
-        body: { enabled: !current.enabled },
-      });
+      const { data, error: failure } = await updateWebhook(id, { enabled: !current.enabled });
       if (data) {
         setHook(data);
+        invalidate(webhookKeys.all);
         setError(null);
         setMessage(data.enabled ? 'Enabled: new events are delivered.' : 'Disabled: no new deliveries.');
       } else setError(errorMessage(failure));
@@ -83,11 +87,13 @@ function ExistingWebhook({ id }: { id: string }) {
   };
 
   const remove = async (): Promise<void> => {
-    const { error: failure } = await api.DELETE('/api/v1/webhooks/{webhook_id}', {
-      params: { path: { webhook_id: id } },
-    });
+    const { error: failure } = await deleteWebhook(id);
     if (failure) setError(errorMessage(failure));
-    else navigate('/webhooks');
+    else {
+      forgetDeleted(webhookKeys.all);
+      forgetDeleted(deliveryKeys.all);
+      navigate('/webhooks');
+    }
   };
 
   return (
@@ -114,7 +120,7 @@ function ExistingWebhook({ id }: { id: string }) {
             {current.enabled ? 'Events are delivered.' : 'Disabled: nothing is sent.'}
           </span>
         </div>
-        <TestEvent webhookId={id} onDone={() => setDeliveriesKey((n) => n + 1)} />
+        <TestEvent webhookId={id} onDone={() => invalidate(deliveryKeys.all)} />
         <ConfirmButton
           danger
           question={`Delete “${current.name}”? Its queued deliveries stop.`}
@@ -126,6 +132,7 @@ function ExistingWebhook({ id }: { id: string }) {
       </div>
       <p role="status">{message ?? ''}</p>
       <Notice kind="error">{error}</Notice>
+      <WebhookHealthPanel webhookId={id} />
       <SecretPanel webhookId={id} created={created} />
       <section aria-labelledby="settings-title">
         <h2 id="settings-title">Settings</h2>
@@ -133,6 +140,7 @@ function ExistingWebhook({ id }: { id: string }) {
           webhook={current}
           onSaved={(saved) => {
             setHook(saved);
+            invalidate(webhookKeys.all);
             setError(null);
             setMessage('Changes saved.');
           }}
@@ -140,7 +148,7 @@ function ExistingWebhook({ id }: { id: string }) {
       </section>
       <section aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">Deliveries</h2>
-        <DeliveriesList webhookId={id} refreshKey={deliveriesKey} />
+        <DeliveriesList webhookId={id} />
       </section>
     </>
   );

@@ -13,6 +13,18 @@ export type DeadLetterStats = Schemas['DeadLetterStats'];
 export type Attempt = Schemas['WebhookAttempt'];
 export type DeliveryDetail = Schemas['DeliveryDetail'];
 export type BulkRetryAnswer = Schemas['DeadLetterBulkRetryResult'];
+export type RetryJob = Schemas['DeadLetterRetryJob'];
+export type WebhookHealth = Schemas['WebhookHealth'];
+export type DeliveryOrigin = Delivery['origin'];
+
+/** How the portal names each origin of a delivery. */
+export const ORIGIN_LABELS: Record<DeliveryOrigin, string> = {
+  subscription: 'Webhook',
+  workflow: 'Workflow action',
+  test: 'Test',
+  dlq_retry: 'Dead-letter retry',
+  resend: 'Resend',
+};
 
 export const METHODS: readonly WebhookMethod[] = ['POST', 'PUT', 'PATCH', 'GET'];
 export const SUBSCRIBABLE: readonly SubscribableEvent[] = [

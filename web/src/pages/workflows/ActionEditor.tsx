@@ -1,6 +1,7 @@
 /** One action of the builder: its type's form, and buttons to move it or take it out. */
-import { useId } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import type { Schemas } from '../../api/client.ts';
+import { firstField } from '../../ui/focus.ts';
 import { type FieldSpec, specOf } from './actionTypes.ts';
 import type { DraftAction, FieldProblems } from './draft.ts';
 import { SecretField, TemplateField, TextField } from './fields.tsx';
@@ -14,6 +15,8 @@ interface Props {
   /** The sample event's context, once the trigger geofence is known. */
   context: TemplateContext | null;
   webhooks: Schemas['Webhook'][] | null;
+  /** A newly added action: its first field takes the focus when the form appears. */
+  focusFirstField?: boolean;
   onChange(action: DraftAction): void;
   onMove(delta: -1 | 1): void;
   onRemove(): void;
@@ -26,10 +29,16 @@ export function ActionEditor({
   problems,
   context,
   webhooks,
+  focusFirstField = false,
   onChange,
   onMove,
   onRemove,
 }: Props) {
+  const card = useRef<HTMLFieldSetElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the new action's form appears
+  useEffect(() => {
+    if (focusFirstField) firstField(card.current)?.focus();
+  }, []);
   const spec = specOf(action.type);
   const n = index + 1;
   const set = (field: string, value: string): void =>
@@ -38,7 +47,7 @@ export function ActionEditor({
     .filter(Boolean)
     .join('; ');
   return (
-    <fieldset className="action-card">
+    <fieldset className="action-card" ref={card}>
       <legend>
         Action {n}: {spec.label}
       </legend>

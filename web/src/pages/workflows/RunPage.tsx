@@ -3,51 +3,32 @@
  * outcome, error or what the target answered). Refreshed every few seconds while it is pending;
  * a failed run offers "Retry failed actions".
  */
-import { useEffect, useState } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client.ts';
+import { useState } from 'react';
+import { errorMessage, type Schemas } from '../../api/client.ts';
+import { failureMessage } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
 import { navigate } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { ScrollRegion } from '../../ui/ScrollRegion.tsx';
-import { useResource } from '../../ui/useResource.ts';
 import { specOf } from './actionTypes.ts';
 import { formatDuration, StatusBadge } from './runStatus.tsx';
+import { retryWorkflowRun, testWorkflow, useWorkflow, useWorkflowRun } from './workflowApi.ts';
 
 type ActionRun = Schemas['WorkflowRunDetail']['actions'][number];
-
-const POLL_MS = 1500;
 
 export default function RunPage({ workflowId, runId }: { workflowId: string; runId: string }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const workflow = useResource(
-    (signal) =>
-      api.GET('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflowId } }, signal }),
-    workflowId,
-  );
-  const run = useResource(
-    (signal) =>
-      api.GET('/api/v1/workflows/{workflow_id}/runs/{run_id}', {
-        params: { path: { workflow_id: workflowId, run_id: runId } },
-        signal,
-      }),
-    `${workflowId}|${runId}`,
-  );
+  const workflow = useWorkflow(workflowId);
+  const run = useWorkflowRun(workflowId, runId);
   const pending = run.data?.status === 'pending';
-  const reload = run.reload;
-  useEffect(() => {
-    if (!pending || run.loading) return;
-    const timer = setTimeout(reload, POLL_MS);
-    return () => clearTimeout(timer);
-  }, [pending, run.loading, reload]);
+  const reload = (): void => void run.refetch();
 
   const retry = async (): Promise<void> => {
     setBusy(true);
-    const { data, error } = await api.POST('/api/v1/workflows/{workflow_id}/runs/{run_id}/retry', {
-      params: { path: { workflow_id: workflowId, run_id: runId } },
-    });
+    const { data, error } = await retryWorkflowRun(workflowId, runId);
     setBusy(false);
     if (data) {
       setProblem(null);
@@ -57,9 +38,7 @@ export default function RunPage({ workflowId, runId }: { workflowId: string; run
   };
 
   const test = async (): Promise<void> => {
-    const { data, error } = await api.POST('/api/v1/workflows/{workflow_id}/test', {
-      params: { path: { workflow_id: workflowId } },
-    });
+    const { data, error } = await testWorkflow(workflowId);
     if (data) {
       setNotice(null);
       navigate(`/workflows/${workflowId}/runs/${data.run_id}`);
@@ -75,9 +54,9 @@ export default function RunPage({ workflowId, runId }: { workflowId: string; run
         <Link href={`/workflows/${workflowId}/runs`}>Runs</Link>
       </p>
       <h1>Run of {name}</h1>
-      <Notice kind="error">{problem ?? run.error}</Notice>
+      <Notice kind="error">{problem ?? failureMessage(run.error)}</Notice>
       <Notice kind="success">{notice}</Notice>
-      {data === null ? (
+      {data === undefined ? (
         run.error ? null : (
           <p role="status">Loading…</p>
         )

@@ -1,16 +1,16 @@
 /** /workflows/{id}/runs: the runs of one workflow, newest first, paged, filtered by status (in the URL). */
 import { useId, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
+import { errorMessage } from '../../api/client.ts';
+import { failureMessage } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
 import { navigate, setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
 import { specOf } from './actionTypes.ts';
 import { StatusBadge } from './runStatus.tsx';
+import { testWorkflow, useWorkflow, useWorkflowRuns } from './workflowApi.ts';
 
-const PAGE_SIZE = 25;
 const STATUSES = ['pending', 'success', 'failed'] as const;
 type Status = (typeof STATUSES)[number];
 
@@ -21,25 +21,12 @@ export default function RunsPage({ workflowId }: { workflowId: string }) {
   const status = STATUSES.find((s) => s === statusText) as Status | undefined;
   const offset = offsetOf(query);
   const [problem, setProblem] = useState<string | null>(null);
-  const workflow = useResource(
-    (signal) =>
-      api.GET('/api/v1/workflows/{workflow_id}', { params: { path: { workflow_id: workflowId } }, signal }),
-    workflowId,
-  );
-  const runs = useResource(
-    (signal) =>
-      api.GET('/api/v1/workflows/{workflow_id}/runs', {
-        params: { path: { workflow_id: workflowId }, query: { status, offset, limit: PAGE_SIZE } },
-        signal,
-      }),
-    `${workflowId}|${status}|${offset}`,
-  );
+  const workflow = useWorkflow(workflowId);
+  const runs = useWorkflowRuns(workflowId, status, offset);
   useLastPageWhenPastEnd(runs.data?.pagination, runs.data?.results.length ?? 0);
 
   const test = async (): Promise<void> => {
-    const { data, error } = await api.POST('/api/v1/workflows/{workflow_id}/test', {
-      params: { path: { workflow_id: workflowId } },
-    });
+    const { data, error } = await testWorkflow(workflowId);
     if (data) navigate(`/workflows/${workflowId}/runs/${data.run_id}`);
     else setProblem(errorMessage(error));
   };
@@ -56,12 +43,12 @@ export default function RunsPage({ workflowId }: { workflowId: string }) {
           <button type="button" onClick={() => void test()}>
             Test
           </button>
-          <button type="button" onClick={runs.reload}>
+          <button type="button" onClick={() => void runs.refetch()}>
             Refresh
           </button>
         </div>
       </div>
-      <Notice kind="error">{problem ?? workflow.error}</Notice>
+      <Notice kind="error">{problem ?? failureMessage(workflow.error)}</Notice>
       <form className="filters" aria-label="Filter runs" onSubmit={(event) => event.preventDefault()}>
         <div className="field">
           <label htmlFor={`${id}-status`}>Status</label>
@@ -79,8 +66,8 @@ export default function RunsPage({ workflowId }: { workflowId: string }) {
           </select>
         </div>
       </form>
-      <Notice kind="error">{runs.error}</Notice>
-      {runs.data === null ? (
+      <Notice kind="error">{failureMessage(runs.error)}</Notice>
+      {runs.data === undefined ? (
         runs.error ? null : (
           <p role="status">Loading…</p>
         )

@@ -3,24 +3,13 @@
  * GET /geofences/export) drawn by the shared map modules; a click on one chooses it. Loaded only
  * when asked for, so the list and the builder do not carry Leaflet.
  */
-import { useEffect, useRef, useState } from 'react';
-import { api, errorMessage } from '../../api/client.ts';
-import { createBaseMap } from '../../map/baseMap.ts';
-import type { GeofenceGeometry } from '../../map/geofenceGeometry.ts';
-import { GeofenceLayer, type GeofenceShape } from '../../map/geofenceLayer.ts';
-import { Notice } from '../../ui/forms.tsx';
 
-async function loadShapes(): Promise<GeofenceShape[]> {
-  const { data, error } = await api.GET('/api/v1/geofences/export', { parseAs: 'json' });
-  if (!data) throw new Error(errorMessage(error));
-  return data.features.map((f) => ({
-    id: f.id,
-    name: f.properties.name,
-    enabled: f.properties.enabled,
-    geometry: f.geometry as GeofenceGeometry,
-    bbox: f.bbox,
-  }));
-}
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { createBaseMap } from '../../map/baseMap.ts';
+import { GeofenceLayer } from '../../map/geofenceLayer.ts';
+import { Notice } from '../../ui/forms.tsx';
+import { loadGeofenceShapes } from './workflowApi.ts';
 
 export default function TriggerMap({
   selected,
@@ -31,7 +20,7 @@ export default function TriggerMap({
 }) {
   const container = useRef<HTMLDivElement>(null);
   const layer = useRef<GeofenceLayer | null>(null);
-  const names = useRef(new Map<string, string>());
+  const client = useQueryClient();
   const pick = useRef(onPick);
   pick.current = onPick;
   const [problem, setProblem] = useState<string | null>(null);
@@ -43,20 +32,23 @@ export default function TriggerMap({
     if (!element) return;
     let cancelled = false;
     let destroy: (() => void) | null = null;
-    void Promise.all([createBaseMap(element, 'Map of geofences: click one to trigger on it'), loadShapes()])
+    void Promise.all([
+      createBaseMap(element, 'Map of geofences: click one to trigger on it'),
+      loadGeofenceShapes(client),
+    ])
       .then(([{ map, renderer }, shapes]) => {
         if (cancelled) {
           map.remove();
           return;
         }
         destroy = () => map.remove();
+        const names = new Map(shapes.map((s) => [s.id, s.name]));
         const shapesLayer = new GeofenceLayer(
           map,
           renderer,
-          (id) => pick.current(id, names.current.get(id) ?? id),
+          (id) => pick.current(id, names.get(id) ?? id),
           () => false,
         );
-        for (const s of shapes) names.current.set(s.id, s.name);
         shapesLayer.setAll(shapes);
         shapesLayer.select(selected);
         layer.current = shapesLayer;

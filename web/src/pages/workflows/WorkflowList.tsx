@@ -1,16 +1,14 @@
 /** /workflows: the workspace's workflows, newest first, paged, filtered by state (in the URL). */
-import { useEffect, useId, useState } from 'react';
-import { api, type Schemas } from '../../api/client.ts';
+import { useId } from 'react';
+import { failureMessage } from '../../api/queries.ts';
 import { Link } from '../../app/Link.tsx';
 import { setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
-import { useResource } from '../../ui/useResource.ts';
+import { useGeofenceNames } from '../events/entities.ts';
 import { specOf } from './actionTypes.ts';
-import { loadGeofence } from './workflowApi.ts';
-
-const PAGE_SIZE = 25;
+import { useWorkflows } from './workflowApi.ts';
 
 export default function WorkflowList() {
   const id = useId();
@@ -18,13 +16,9 @@ export default function WorkflowList() {
   const enabledText = query.get('enabled');
   const enabled = enabledText === 'true' ? true : enabledText === 'false' ? false : undefined;
   const offset = offsetOf(query);
-  const list = useResource(
-    (signal) =>
-      api.GET('/api/v1/workflows', { params: { query: { enabled, offset, limit: PAGE_SIZE } }, signal }),
-    `${enabled}|${offset}`,
-  );
+  const list = useWorkflows(enabled, offset);
   useLastPageWhenPastEnd(list.data?.pagination, list.data?.results.length ?? 0);
-  const names = useGeofenceNames(list.data?.results ?? []);
+  const names = useGeofenceNames((list.data?.results ?? []).map((w) => w.trigger.geofence_id));
   return (
     <main id="main" className="page workflows-page">
       <div className="page-head">
@@ -51,8 +45,8 @@ export default function WorkflowList() {
           </select>
         </div>
       </form>
-      <Notice kind="error">{list.error}</Notice>
-      {list.data === null ? (
+      <Notice kind="error">{failureMessage(list.error)}</Notice>
+      {list.data === undefined ? (
         list.error ? null : (
           <p role="status">Loading…</p>
         )
@@ -108,22 +102,4 @@ export default function WorkflowList() {
       ) : null}
     </main>
   );
-}
-
-/** The names of the trigger geofences on the page (one lookup per distinct geofence). */
-function useGeofenceNames(workflows: Schemas['Workflow'][]): Map<string, string> {
-  const [names, setNames] = useState(new Map<string, string>());
-  const ids = [...new Set(workflows.map((w) => w.trigger.geofence_id))].sort().join(',');
-  useEffect(() => {
-    if (ids === '') return;
-    const abort = new AbortController();
-    void Promise.all(ids.split(',').map((gid) => loadGeofence(gid, abort.signal).catch(() => null))).then(
-      (found) => {
-        if (abort.signal.aborted) return;
-        setNames(new Map(found.flatMap((g) => (g ? [[g.id, g.name] as const] : []))));
-      },
-    );
-    return () => abort.abort();
-  }, [ids]);
-  return names;
 }

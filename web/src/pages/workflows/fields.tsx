@@ -131,6 +131,7 @@ export function TemplateField({
     });
   };
   const shownProblem = problem ?? (preview && 'problem' in preview ? preview.problem : undefined);
+  const unknown = preview && 'unknown' in preview ? preview.unknown : [];
   const hint = `Optional. Left empty: ${spec.defaultText ?? 'the default'}. Values are escaped for ${
     spec.escaping === 'slack' ? 'Slack (& < >)' : 'plain text'
   }.`;
@@ -140,7 +141,10 @@ export function TemplateField({
     ref: input,
     spellCheck: false,
     'aria-invalid': shownProblem ? true : undefined,
-    'aria-describedby': describedBy(id, hint, shownProblem),
+    'aria-describedby':
+      [describedBy(id, hint, shownProblem), unknown.length > 0 ? `${id}-unknown` : '']
+        .filter(Boolean)
+        .join(' ') || undefined,
     onChange: (event: { target: { value: string } }) => onChange(event.target.value),
   };
   return (
@@ -181,6 +185,13 @@ export function TemplateField({
             </output>
           )}
         </div>
+      ) : null}
+      {unknown.length > 0 ? (
+        <p id={`${id}-unknown`} className="template-unknown" data-testid={`unknown-${spec.name}`}>
+          {unknown.length === 1 ? 'Not a variable' : 'Not variables'}, so{' '}
+          {unknown.length === 1 ? 'it renders' : 'they render'} empty:{' '}
+          {unknown.map((name) => `{{${name}}}`).join(', ')}. The variables are under “Insert a variable”.
+        </p>
       ) : null}
     </FieldFrame>
   );

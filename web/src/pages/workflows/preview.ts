@@ -16,6 +16,7 @@ import {
   TemplateBudgetError,
   type TemplateContext,
   templateProblem,
+  unknownVariables,
 } from '../../../../src/workflows/templates.ts';
 
 export type { Escaping, TemplateContext };
@@ -57,7 +58,8 @@ const DEFAULTS: Record<string, Default> = {
   'sns.message': (context) => context.payload_json,
 };
 
-export type Preview = { text: string } | { problem: string } | { described: true };
+/** The rendered text, and the variables in it that are none of the documented ones (render empty). */
+export type Preview = { text: string; unknown: string[] } | { problem: string } | { described: true };
 
 /**
  * What the action sends for this field: the rendered template, or its default when left empty.
@@ -73,12 +75,12 @@ export function previewText(
 ): Preview {
   if (template === '') {
     const fallback = DEFAULTS[`${actionType}.${field}`];
-    return fallback ? { text: fallback(context) } : { described: true };
+    return fallback ? { text: fallback(context), unknown: [] } : { described: true };
   }
   const problem = templateProblem(template);
   if (problem) return { problem };
   try {
-    return { text: renderTemplate(template, context, escaping) };
+    return { text: renderTemplate(template, context, escaping), unknown: unknownVariables(template) };
   } catch (error) {
     if (error instanceof TemplateBudgetError) return { problem: error.message };
     throw error;
