@@ -194,7 +194,8 @@ describe('dashboard: the event page', () => {
       const deliveryTable = page.getByRole('table', { name: /Webhook deliveries of this event/ });
       const runTable = page.getByRole('table', { name: /Workflow runs of this event/ });
       await deliveryTable.getByRole('row').filter({ hasText: 'Workflow action' }).waitFor();
-      await deliveryTable.getByRole('row').filter({ hasText: 'Subscription' }).waitFor();
+      // The subscription's own delivery: origin "Webhook", as the delivery portal names it.
+      await deliveryTable.getByRole('cell', { name: 'Webhook', exact: true }).waitFor();
       await runTable.getByRole('link', { name: 'Arrivals' }).waitFor();
       await axe(page, 'event page');
       await screenshot(page, 'event-page');

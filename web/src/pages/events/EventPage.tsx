@@ -11,6 +11,8 @@ import { Link } from '../../app/Link.tsx';
 import { formatPosition, formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { ScrollRegion } from '../../ui/ScrollRegion.tsx';
+import { StatusBadge } from '../../ui/StatusBadge.tsx';
+import { ORIGIN_LABELS } from '../webhooks/types.ts';
 import { useWebhookNames } from '../webhooks/webhooksApi.ts';
 import { useDeviceNames } from './entities.ts';
 import { JOBS_SHOWN, useEvent, useEventDeliveries, useEventPayload, useEventRuns } from './eventApi.ts';
@@ -19,15 +21,6 @@ const EventMap = lazy(() => import('./EventMap.tsx'));
 
 type Delivery = Schemas['Delivery'];
 type Run = Schemas['EventWorkflowRun'];
-type Status = Delivery['status'];
-
-const ORIGINS: Record<Delivery['origin'], string> = {
-  subscription: 'Subscription',
-  workflow: 'Workflow action',
-  dlq_retry: 'Dead-letter retry',
-  resend: 'Resend',
-  test: 'Test',
-};
 
 export function EventPage({ id }: { id: string }) {
   const event = useEvent(id);
@@ -165,10 +158,6 @@ function JobList<T>({
   );
 }
 
-function StatusBadge({ status }: { status: Status }) {
-  return <span className={`badge badge-${status}`}>{status}</span>;
-}
-
 function DeliveryTable({
   deliveries,
   webhooks,
@@ -198,7 +187,7 @@ function DeliveryTable({
                   {d.webhook_id === null ? 'Deleted webhook' : (webhooks.get(d.webhook_id) ?? d.url)}
                 </Link>
               </td>
-              <td>{ORIGINS[d.origin]}</td>
+              <td>{ORIGIN_LABELS[d.origin]}</td>
               <td>
                 <StatusBadge status={d.status} />
               </td>

@@ -4,11 +4,8 @@
  */
 import { Link } from '../../app/Link.tsx';
 import { formatTime } from '../../ui/format.ts';
+import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { type Delivery, ORIGIN_LABELS, type Webhook } from './types.ts';
-
-export function StatusBadge({ status }: { status: Delivery['status'] }) {
-  return <span className={`badge badge-${status}`}>{status}</span>;
-}
 
 export function formatDuration(ms: number | null): string {
   if (ms === null) return '—';

@@ -11,8 +11,9 @@ import { navigate } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { ScrollRegion } from '../../ui/ScrollRegion.tsx';
+import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { specOf } from './actionTypes.ts';
-import { formatDuration, StatusBadge } from './runStatus.tsx';
+import { formatDuration } from './runStatus.tsx';
 import { retryWorkflowRun, testWorkflow, useWorkflow, useWorkflowRun } from './workflowApi.ts';
 
 type ActionRun = Schemas['WorkflowRunDetail']['actions'][number];

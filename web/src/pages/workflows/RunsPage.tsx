@@ -7,8 +7,8 @@ import { navigate, setQuery, useLocation } from '../../app/router.ts';
 import { formatTime } from '../../ui/format.ts';
 import { Notice } from '../../ui/forms.tsx';
 import { offsetOf, Pager, useLastPageWhenPastEnd } from '../../ui/Pager.tsx';
+import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { specOf } from './actionTypes.ts';
-import { StatusBadge } from './runStatus.tsx';
 import { testWorkflow, useWorkflow, useWorkflowRuns } from './workflowApi.ts';
 
 const STATUSES = ['pending', 'success', 'failed'] as const;
