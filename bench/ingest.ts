@@ -10,7 +10,13 @@
  *    the same run, the two alternating (bare, single, bare, single, …) so that load from other
  *    processes on a shared machine hits both alike; medians of the rounds; p50/p99 latency.
  *  - Server CPU time per 1,000 batch locations and per single request (from /proc): far less
- *    sensitive than throughput to other work on the machine.
+ *    sensitive than throughput to other work on the machine. Ingestion stages locations and the
+ *    server's job engine merges them into the per-device history every few seconds (ADR 008, "The
+ *    staged history"), so after each timed load (a batch level, a single-POST round) the bench waits
+ *    until the staged table is empty before reading the server's CPU: the figure includes the merge
+ *    of what the phase stored. The merge's own CPU per 1,000 locations (from /metrics), how many
+ *    locations were still staged when the load stopped and how long draining took are printed
+ *    (./support/history-merge-figures.ts).
  *  - Resident memory of the server: per 10,000 geofences (index loaded) and per 10,000 devices.
  *  - Storage growth per million locations over the timed batches (events and outbox rows
  *    included): the SQLite file's used pages (WAL included, read through a connection of its own)
@@ -42,6 +48,13 @@ import autocannon from 'autocannon';
 import { fences, points } from '../../shared/bench/dataset.mjs';
 import { walkFences } from './support/edge-walk.ts';
 import { describeExitBuffer, type ExitBufferFigures, measureExitBuffer } from './support/exit-buffer-ab.ts';
+import {
+  MergeProbe,
+  mergeCpuMsPer1000,
+  type PhaseMerge,
+  postgresStagedCount,
+  sqliteStagedCount,
+} from './support/history-merge-figures.ts';
 import { api, apiKeyAccount, pool } from './support/ingest-api.ts';
 import { freePort, load, median, processCpuMs, startServer, stopServer } from './support/load.ts';
 import { createBenchDatabase, databaseSizeBytes, dropBenchDatabase } from './support/postgres.ts';
@@ -115,8 +128,10 @@ interface BatchLevel {
   locations_per_s: number;
   events_per_s: number;
   events_total: number;
-  /** Server CPU (user + system, all threads) per 1,000 timed batch locations. */
+  /** Server CPU (user + system, all threads) per 1,000 timed batch locations, their merge included. */
   cpu_ms_per_1000: number;
+  /** The merge of the level's locations: left staged at the load's end, drain time, its own CPU. */
+  merge: PhaseMerge;
 }
 
 interface DbFigures {
@@ -125,14 +140,22 @@ interface DbFigures {
   batch_locations_per_s: number;
   batch_events_per_s: number;
   batch_events_total: number;
-  /** Server CPU (user + system) per 1,000 timed batch locations. */
+  /** Server CPU (user + system) per 1,000 timed batch locations, their merge included. */
   batch_cpu_ms_per_1000: number;
+  /** The merge's own CPU per 1,000 locations it moved in the first level (also in batch_levels). */
+  merge_cpu_ms_per_1000_batch: number;
   /** Every in-flight level's batch figures. */
   batch_levels: BatchLevel[];
   single_rps: number;
   single_p50_ms: number;
   single_p99_ms: number;
+  /** Server CPU per single POST, the merge of the round's locations included. */
   single_cpu_us_per_req: number;
+  /** The merge's own CPU per 1,000 locations it moved over the single-POST rounds. */
+  merge_cpu_ms_per_1000_single: number;
+  /** Medians over the rounds: locations staged when a round's load stopped, and its drain time. */
+  single_staged_at_stop: number;
+  single_drain_ms: number;
   bare_post_rps: number;
   bare_cpu_us_per_req: number;
   /** Bare Fastify's req/s ÷ the reference machine's (how fast the VM was during this run). */
@@ -216,11 +239,16 @@ async function runOn(
   const base = `http://127.0.0.1:${port}`;
   // The free plan's limits would stop a benchmark; enterprise has none, and is the default here
   // because it is not open to self-service (contract §7).
+  // The history merge runs in the server, as deployed (RUN_WORKER's default, set here against an
+  // environment saying otherwise); /metrics, where the bench reads the merge's totals, wants a token.
+  const metricsToken = 'bench-ingest-metrics';
   const serverEnv = {
     DATA_DIR: dir,
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'warn',
     DEFAULT_PLAN: 'enterprise',
+    RUN_WORKER: 'true',
+    METRICS_TOKEN: metricsToken,
   };
   const profileDir = values['cpu-prof'];
   // The profile is written into the folder when stopServer's SIGTERM ends the server.
@@ -231,6 +259,15 @@ async function runOn(
     profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
   );
   try {
+    const merge = new MergeProbe({
+      base,
+      metricsToken,
+      serverPid: server.pid,
+      stagedCount:
+        database === 'postgres'
+          ? postgresStagedCount(pgName)
+          : sqliteStagedCount(path.join(dir, 'ingest.db')),
+    });
     const auth = await apiKeyAccount(base, 'bench@example.com');
 
     const rssStart = rssKiB(server.pid);
@@ -267,6 +304,8 @@ async function runOn(
     for (let b = 0; b < warmup; b++) await api(base, 'POST', '/locations/batch', batchAt(b), auth);
     const rssDevices = rssKiB(server.pid);
     if (bare === undefined) return { database, tracker: await trackerPhase(base, server.pid, auth) };
+    // The untimed locations are merged before any timed phase starts.
+    await merge.settle();
     const storedBytes = () =>
       database === 'postgres' ? databaseSizeBytes(pgName) : sqliteUsedBytes(path.join(dir, 'ingest.db'));
     const storageBefore = storedBytes();
@@ -278,6 +317,7 @@ async function runOn(
       let events = 0;
       // Three equal segments, each timed on its own: the median segment is the figure.
       const segmentRates: number[] = [];
+      const mergeBefore = await merge.counters();
       const cpuBefore = processCpuMs(server.pid);
       const segment = Math.ceil(timed.length / 3);
       for (let from = 0; from < timed.length; from += segment) {
@@ -289,6 +329,8 @@ async function runOn(
         });
         segmentRates.push((part.length * 1000) / (Number(process.hrtime.bigint() - started) / 1e9));
       }
+      // Batches write into the per-device history directly (ADR 008): nothing of theirs is staged.
+      const levelMerge = await merge.drain(mergeBefore, 0);
       const batchCpuMs = (processCpuMs(server.pid) ?? 0) - (cpuBefore ?? 0);
       const rate = median(segmentRates);
       batchLevels.push({
@@ -297,6 +339,7 @@ async function runOn(
         events_per_s: Math.round((events / (timed.length * 1000)) * rate),
         events_total: events,
         cpu_ms_per_1000: Math.round((batchCpuMs / timed.length) * 10) / 10,
+        merge: levelMerge,
       });
     }
     const firstLevel = batchLevels[0] as BatchLevel;
@@ -315,6 +358,7 @@ async function runOn(
     let k = 0;
     const singles: Array<{ rps: number; p50: number; p99: number; cpuUs: number }> = [];
     const bares: Array<{ rps: number; cpuUs: number }> = [];
+    const singleMerges: PhaseMerge[] = [];
     let non2xx = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const reference = await load({
@@ -325,6 +369,7 @@ async function runOn(
         serverPid: bare.pid,
       });
       bares.push({ rps: reference.rps, cpuUs: reference.cpuUsPerReq });
+      const mergeStart = await merge.counters();
       const cpuStart = processCpuMs(server.pid) ?? 0;
       const single = await autocannon({
         url: base,
@@ -346,6 +391,9 @@ async function runOn(
           },
         ],
       });
+      // Every answered 2xx stored one location; one still on its way when the load stopped may
+      // have been stored too, which the drain waits for as well (nothing left staged).
+      singleMerges.push(await merge.drain(mergeStart, single['2xx']));
       const cpuMs = (processCpuMs(server.pid) ?? 0) - cpuStart;
       non2xx += single.non2xx;
       singles.push({
@@ -379,11 +427,15 @@ async function runOn(
       batch_events_per_s: firstLevel.events_per_s,
       batch_events_total: firstLevel.events_total,
       batch_cpu_ms_per_1000: firstLevel.cpu_ms_per_1000,
+      merge_cpu_ms_per_1000_batch: firstLevel.merge.cpu_ms_per_1000,
       batch_levels: batchLevels,
       single_rps: Math.round(singleRps),
       single_p50_ms: median(singles.map((r) => r.p50)),
       single_p99_ms: median(singles.map((r) => r.p99)),
       single_cpu_us_per_req: Math.round(median(singles.map((r) => r.cpuUs))),
+      merge_cpu_ms_per_1000_single: mergeCpuMsPer1000(singleMerges),
+      single_staged_at_stop: median(singleMerges.map((m) => m.staged_at_stop)),
+      single_drain_ms: median(singleMerges.map((m) => m.drain_ms)),
       bare_post_rps: Math.round(bareRps),
       bare_cpu_us_per_req: Math.round(median(bares.map((r) => r.cpuUs))),
       bare_vs_reference: Math.round((bareRps / REFERENCE_BARE_POST_RPS) * 100) / 100,
@@ -441,6 +493,13 @@ for (const r of full) {
       `CPU ${r.single_cpu_us_per_req} µs/req (bare ${r.bare_cpu_us_per_req}, ${r.single_cpu_vs_bare} ×); ` +
       `RSS ${r.rss_mib_per_10k_geofences} MiB per 10k geofences, ${r.rss_mib_per_10k_devices} MiB per 10k devices; ` +
       `storage ${r.storage_mib_per_million_locations} MiB per million locations`,
+  );
+}
+for (const r of full) {
+  console.log(
+    `${r.database.padEnd(9)} history merge: batch ${r.batch_levels.map((l) => `at ${l.in_flight} in flight ${l.merge.cpu_ms_per_1000} ms CPU per 1,000 merged (${l.merge.staged_at_stop} staged when the load stopped, drained in ${l.merge.drain_ms} ms${l.merge.drain_server_cpu_ms_per_1000 === null ? '' : `, server CPU while draining ${l.merge.drain_server_cpu_ms_per_1000} ms per 1,000 of them`})`).join(', ')}; ` +
+      `single POST ${r.merge_cpu_ms_per_1000_single} ms CPU per 1,000 merged (median ${r.single_staged_at_stop} staged when a round's load stopped, drained in ${r.single_drain_ms} ms); ` +
+      "the server CPU figures above include it (the merge's own figure is its thread's time inside its chunks, requests served while a chunk waits included)",
   );
 }
 for (const r of results) for (const line of describeTrackers(r.database, r.tracker)) console.log(line);

@@ -98,7 +98,7 @@ async function fill(handle: DatabaseHandle): Promise<Data> {
         outOfOrder: false,
       });
     }
-    await withTransaction(db, (trx) => insertLocations(trx, capabilities, rows));
+    await withTransaction(db, (trx) => insertLocations(trx, capabilities, rows, false));
   }
   const geofenceIds = Array.from({ length: GEOFENCES }, () => uuidv7());
   for (let n = 0; n < EVENTS; n += CHUNK) {

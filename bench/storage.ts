@@ -2,16 +2,22 @@
  * bench:storage: what SQLite itself costs per 1,000 ingested locations, the floor under
  * bench:ingest's batch figure. The real schema (migrations) and the real write functions, without
  * HTTP, parsing or evaluation: per batch, in one transaction like ingestion, read 1,000 devices'
- * states (`lockDevices`: the rows, then each one's newest location), insert 1,000 locations
- * (`insertLocations`), write the inside-sets that changed (`saveInsideSets`: none here), commit. 10,000 devices; each batch names 1,000 distinct ones with rising
- * timestamps, as bench:ingest's INGEST-10K workload does. The WAL checkpoint thread runs as in the
- * server. Times are of the main thread (its own CPU clock), averaged over the timed batches.
+ * states (`lockDevices`: the rows, then each one's newest location), stage 1,000 locations
+ * (`insertLocations`), write each device's newest location and the inside-sets that changed
+ * (`saveNewestLocations`, `saveInsideSets`: none here), commit. 10,000 devices; each batch names
+ * 1,000 distinct ones with rising timestamps, as bench:ingest's INGEST-10K workload does. The
+ * staged locations are merged into the per-device history (`mergeStagedLocations`, ADR 008, "The
+ * staged history") whenever `--merge-rows` of them are staged, as the server's merge does between
+ * its intervals, and at the end; the merge's CPU per 1,000 locations it moved is a piece of the
+ * total. The WAL checkpoint thread runs as in the server. Times are of the main thread (its own CPU
+ * clock), averaged over the timed batches.
  *
  * One run on a fresh database. With many more devices than a batch names, each location's entry
  * in the per-device history index lands on a different leaf page, and each such page is one more
- * WAL frame at commit; the same index finds each device's newest location in the lock read.
+ * WAL frame: staging appends instead, and the merge writes each leaf once for all the rows it
+ * moves there. The lock read finds each device's newest location in `device_last_locations`.
  *
- * `--history N` first stores N older locations (spread over the devices, untimed), so the cost can
+ * `--history N` first stores N older locations (spread over the devices, untimed, merged), so the cost can
  * be compared at the table sizes a deployment reaches (it grows with them: ADR 008, "Consequences").
  *
  * `--pick random` names distinct devices drawn at random in each batch instead of a run of
@@ -25,7 +31,7 @@
  * setting as it was before a change), alternating so that load from other processes hits both
  * alike; `--rounds` pairs, medians and their ratio printed.
  * Usage: npm run bench:storage [-- --batches 150 --devices 10000 --history 0 --pick consecutive --per-batch 1000
- *   --before-pragma SETTING --rounds 3]
+ *   --layout staged|direct --merge-rows 20000 --merge-chunk 500 --before-pragma SETTING --rounds 3]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +42,8 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { withTransaction } from '../src/db/transaction.ts';
 import { lockDevices, saveInsideSets } from '../src/devices/device-tracking.repository.ts';
+import { saveNewestLocations } from '../src/devices/last-location.repository.ts';
+import { mergeStagedLocations } from '../src/locations/history-merge.ts';
 import { insertLocations, type StoredLocation } from '../src/locations/locations.repository.ts';
 import { uuidv7 } from '../src/shared/ids.ts';
 import { createBenchWorkspace } from './support/bench-workspace.ts';
@@ -48,6 +56,12 @@ const { values } = parseArgs({
     history: { type: 'string', default: '0' },
     pick: { type: 'string', default: 'consecutive' },
     'per-batch': { type: 'string', default: '1000' },
+    // Staged locations that start a merge (the server's HISTORY_MERGE_ROWS default).
+    'merge-rows': { type: 'string', default: '20000' },
+    // Where timed locations go: `staged` (a group of single POSTs) or `direct` (a batch; ADR 008).
+    layout: { type: 'string', default: 'staged' },
+    // Rows per merge chunk (unset: the server's default for the dialect).
+    'merge-chunk': { type: 'string' },
     'before-pragma': { type: 'string' },
     rounds: { type: 'string', default: '3' },
   },
@@ -58,6 +72,9 @@ const BATCHES = Number(values.batches);
 const DEVICES = Number(values.devices);
 const HISTORY = Number(values.history);
 const PER_BATCH = Number(values['per-batch']);
+const MERGE_ROWS = Number(values['merge-rows']);
+const STAGED = values.layout !== 'direct';
+const MERGE_CHUNK = values['merge-chunk'] === undefined ? {} : { chunkRows: Number(values['merge-chunk']) };
 const RANDOM = values.pick === 'random';
 const WARMUP = Math.ceil(BATCHES / 3);
 const BEFORE_PRAGMA = values['before-pragma'];
@@ -72,6 +89,9 @@ interface Piece {
   update: number;
   commit: number;
 }
+
+/** The pieces of a batch, and the merge's CPU per 1,000 locations, as printed. */
+type Figures = Piece & { merge: number; longestChunkMs: number; total: number };
 
 /** A stored location as ingestion writes it; `k` spreads the longitudes. */
 function locationRow(
@@ -122,7 +142,7 @@ function threadCpuMs(): number {
   return (user + system) / 1000;
 }
 
-async function run(pragma?: string): Promise<Piece & { total: number }> {
+async function run(pragma?: string): Promise<Figures> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-storage-'));
   const handle = openDatabase(
     { kind: 'sqlite', path: path.join(dir, 'storage.db') },
@@ -149,10 +169,23 @@ async function run(pragma?: string): Promise<Piece & { total: number }> {
             const recordedAt = new Date(historyStart + k * 1000);
             return locationRow(workspaceId, deviceIds[k % DEVICES] as string, k, 52, recordedAt, recordedAt);
           }),
+          false,
         ),
       );
     }
+    await mergeStagedLocations(db, capabilities);
     const pieces: Piece[] = [];
+    // The merges after timed batches: main-thread CPU and locations moved.
+    const merged = { cpuMs: 0, moved: 0, longestChunkMs: 0 };
+    let staged = 0;
+    const merge = async (timed: boolean) => {
+      const result = await mergeStagedLocations(db, capabilities, MERGE_CHUNK);
+      staged = 0;
+      if (!timed) return;
+      merged.cpuMs += result.cpuMicros / 1000;
+      merged.moved += result.moved;
+      merged.longestChunkMs = Math.max(merged.longestChunkMs, result.longestChunkMs);
+    };
     for (let b = 0; b < BATCHES; b++) {
       const recordedAt = new Date(t0 + b * 1000);
       const receivedAt = new Date();
@@ -173,9 +206,24 @@ async function run(pragma?: string): Promise<Piece & { total: number }> {
           locationRow(workspaceId, deviceId, i, 52 + b / 10_000, recordedAt, receivedAt),
         );
         lap(); // building the rows is not storage
-        await insertLocations(trx, capabilities, locations);
+        await insertLocations(trx, capabilities, locations, STAGED);
         piece.insert = lap();
-        // The device rows: only inside-sets that changed are written (none here: no geofences).
+        // Each device's newest location, then the device rows: only inside-sets that changed are
+        // written (none here: no geofences).
+        await saveNewestLocations(
+          trx,
+          capabilities,
+          locations.map((l) => ({
+            id: l.deviceId,
+            lastSeenAt: l.receivedAt,
+            lastLocation: {
+              point: { type: 'Point', coordinates: [l.lng, l.lat] },
+              timestamp: l.recordedAtIso,
+              accuracy: l.accuracy,
+              location_id: l.id,
+            },
+          })),
+        );
         await saveInsideSets(
           trx,
           capabilities,
@@ -189,7 +237,10 @@ async function run(pragma?: string): Promise<Piece & { total: number }> {
       });
       piece.commit = lap();
       if (b >= WARMUP) pieces.push(piece);
+      staged += PER_BATCH;
+      if (staged >= MERGE_ROWS) await merge(b >= WARMUP);
     }
+    await merge(true);
     // The thread's CPU clock ticks in milliseconds (jiffies): per-batch figures are quantised, so
     // the figure is the sum over the timed batches divided by their number.
     const perThousand = 1000 / PER_BATCH;
@@ -201,9 +252,12 @@ async function run(pragma?: string): Promise<Piece & { total: number }> {
       update: mean('update'),
       commit: mean('commit'),
     };
+    const mergeMs = merged.moved > 0 ? Math.round((merged.cpuMs / merged.moved) * 1000 * 100) / 100 : 0;
     return {
       ...result,
-      total: Math.round((result.read + result.insert + result.update + result.commit) * 100) / 100,
+      merge: mergeMs,
+      longestChunkMs: Math.round(merged.longestChunkMs * 100) / 100,
+      total: Math.round((result.read + result.insert + result.update + result.commit + mergeMs) * 100) / 100,
     };
   } finally {
     await handle.close();
@@ -211,11 +265,10 @@ async function run(pragma?: string): Promise<Piece & { total: number }> {
   }
 }
 
-type Figures = Piece & { total: number };
 const line = (name: string, p: Figures) =>
-  `${name.padEnd(24)} read ${p.read} · insert ${p.insert} · device update ${p.update} · commit ${p.commit} → ${p.total} ms CPU per 1,000 (ceiling ${Math.round(1_000_000 / p.total)} locations/s from storage alone)`;
+  `${name.padEnd(24)} read ${p.read} · insert ${p.insert} · device update ${p.update} · commit ${p.commit} · merge ${p.merge} → ${p.total} ms CPU per 1,000 (ceiling ${Math.round(1_000_000 / p.total)} locations/s from storage alone; longest merge chunk ${p.longestChunkMs} ms)`;
 console.log(
-  `bench:storage — SQLite, ${DEVICES} devices, ${HISTORY} stored locations before, ${BATCHES} batches of ${PER_BATCH} ${RANDOM ? 'random' : 'consecutive'} devices (first ${WARMUP} untimed); main-thread CPU, averages per 1,000 locations`,
+  `bench:storage — SQLite, ${STAGED ? 'staged' : 'direct'} layout, ${DEVICES} devices, ${HISTORY} stored locations before, ${BATCHES} batches of ${PER_BATCH} ${RANDOM ? 'random' : 'consecutive'} devices (first ${WARMUP} untimed); main-thread CPU, averages per 1,000 locations`,
 );
 const medianFigures = (runs: Figures[]): Figures => {
   const of = (key: keyof Figures) => Math.round(median(runs.map((r) => r[key])) * 100) / 100;
@@ -224,6 +277,8 @@ const medianFigures = (runs: Figures[]): Figures => {
     insert: of('insert'),
     update: of('update'),
     commit: of('commit'),
+    merge: of('merge'),
+    longestChunkMs: of('longestChunkMs'),
     total: of('total'),
   };
 };
@@ -256,6 +311,7 @@ console.log(
     history: HISTORY,
     batches: BATCHES,
     per_batch: PER_BATCH,
+    merge_rows: MERGE_ROWS,
     pick: values.pick,
     full_ms_per_1000: full,
     storage_ceiling_locations_per_s: Math.round(1_000_000 / full.total),

@@ -29,6 +29,7 @@ import { RouteTable } from './http/route-table.ts';
 import { registerUnreadBodyDrain } from './http/unread-body.ts';
 import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts';
 import { trackerRoutes } from './ingest/ingest.routes.ts';
+import { registerHistoryMergeMetrics } from './locations/history-merge-metrics.ts';
 import type { CommittedIngestion } from './locations/ingest.service.ts';
 import { nodeCoalescer } from './locations/ingest-coalescer.ts';
 import { locationRoutes } from './locations/locations.routes.ts';
@@ -70,6 +71,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   );
   registerInputRules(app);
   const metrics = createHttpMetrics();
+  registerHistoryMergeMetrics(metrics.registry, deps.historyMerge);
   registerRequestLogging(app, metrics);
   // Before graceful close: its `Connection: close` while shutting down must win (unread-body.ts).
   registerUnreadBodyDrain(app);
@@ -135,6 +137,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         capabilities: deps.database.capabilities,
         afterCommit: () => deps.signals.outbox.notify(),
         afterTimer: () => deps.signals.dwell.notify(),
+        afterStaged: (count: number) => deps.historyMerge.staged(count),
         // Committed positions and events to the live stream (ADR 016).
         onCommitted: (committed: CommittedIngestion) => deps.streamPublisher.committed(committed),
         countLimit: deps.billing.countLimit,

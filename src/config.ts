@@ -51,6 +51,10 @@ export interface Config {
   geofenceIndexIdleMs: number;
   /** SQLite files: interval of the WAL checkpoint thread, 0 for SQLite's own checkpoints only. */
   sqliteCheckpointIntervalMs: number;
+  /** How often the job engine merges staged locations into the per-device history (HISTORY_MERGE_INTERVAL, default 2s; ADR 008). */
+  historyMergeMs: number;
+  /** Locations staged on a node since its last merge that start the next one early (HISTORY_MERGE_ROWS, default 20,000). */
+  historyMergeRows: number;
   /** Run the webhook dispatcher and delivery worker inside the server (RUN_WORKER, default true). */
   runWorker: boolean;
   /** A delivery's lease = its timeout + this margin (WEBHOOK_LEASE_MARGIN, default 30s; ADR 010). */
@@ -225,6 +229,8 @@ export function loadConfig(env: Env = process.env): Config {
     geofenceIndexCheckMs: int('GEOFENCE_INDEX_CHECK_MS', 250, 0, 60_000),
     geofenceIndexIdleMs: int('GEOFENCE_INDEX_IDLE_MS', 900_000, 0, 86_400_000),
     sqliteCheckpointIntervalMs: int('SQLITE_CHECKPOINT_INTERVAL_MS', 50, 0, 60_000),
+    historyMergeMs: durationMs('HISTORY_MERGE_INTERVAL', 2_000),
+    historyMergeRows: int('HISTORY_MERGE_ROWS', 20_000, 1, 10_000_000),
     runWorker: bool('RUN_WORKER', true),
     webhookLeaseMarginMs: durationMs('WEBHOOK_LEASE_MARGIN', 30_000),
     webhookPollMs: durationMs('WEBHOOK_POLL_INTERVAL', 1000),

@@ -11,14 +11,14 @@ import type {
   UsersTable,
 } from './auth/auth.tables.ts';
 import type { BillingTables } from './billing/billing.tables.ts';
-import type { DevicesTable } from './devices/devices.tables.ts';
+import type { DeviceLastLocationsTable, DevicesTable } from './devices/devices.tables.ts';
 import type { EventOutboxTable, GeofenceEventsTable } from './events/events.tables.ts';
 import type {
   GeofencePresenceTable,
   GeofencesTable,
   GeofenceVersionsTable,
 } from './geofences/geofences.tables.ts';
-import type { LocationsTable } from './locations/locations.tables.ts';
+import type { LocationsStagedTable, LocationsTable } from './locations/locations.tables.ts';
 import type { EmailOutboxTable } from './mail/mail.tables.ts';
 import type { TrackingSessionsTable } from './tracking/tracking.tables.ts';
 import type { UsageCountersTable } from './usage/usage.tables.ts';
@@ -49,7 +49,9 @@ declare module './db/schema.ts' {
     geofence_versions: GeofenceVersionsTable;
     geofence_presence: GeofencePresenceTable;
     devices: DevicesTable;
+    device_last_locations: DeviceLastLocationsTable;
     locations: LocationsTable;
+    locations_staged: LocationsStagedTable;
     geofence_events: GeofenceEventsTable;
     event_outbox: EventOutboxTable;
     tracking_sessions: TrackingSessionsTable;

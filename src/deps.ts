@@ -32,6 +32,7 @@ import { GeofenceIndexRegistry } from './geofences/geofence-index-registry.ts';
 import { createJobSignals, type JobSignals } from './jobs/wake-signal.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { createWindowStores } from './limits/window-stores.ts';
+import { HistoryMergeState } from './locations/history-merge.ts';
 import { createLogger } from './logger.ts';
 import { Mailer } from './mail/mailer.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
@@ -80,6 +81,8 @@ export interface Deps {
   passwordResets: PasswordResetRequests;
   /** Wake-ups of the webhook engine: ingestion commits → outbox dispatcher → delivery worker (ADR 010). */
   signals: JobSignals;
+  /** Wakes the history merge early once this node has staged many locations (ADR 008). */
+  historyMerge: HistoryMergeState;
   /** Plans, subscriptions, API-key rate limits, event quotas and usage metering (contract §7). */
   billing: Billing;
   /** The built web dashboard, served at `/` (src/dashboard). */
@@ -245,6 +248,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       idleEvictMs: config.geofenceIndexIdleMs,
     }),
     signals,
+    historyMerge: new HistoryMergeState(signals.historyMerge, config.historyMergeRows),
     dashboardFiles: loadDashboardFiles(config.dashboardDir),
     limiters,
     passwordResets,

@@ -2,7 +2,7 @@
  * The job engine of one process (ADR 010, ADR 020), composed here because it joins domains that
  * do not know each other: the event outbox's dispatcher with its subscribers (webhooks, workflows),
  * one job worker per kind (webhook deliveries; workflow actions, one worker per lane; outgoing
- * e-mails), and the dwell timers. The server runs it in-process (unless RUN_WORKER=false);
+ * e-mails), the dwell timers and the history merge. The server runs it in-process (unless RUN_WORKER=false);
  * `src/worker.ts` and `cli worker` run it alone. Several engines on one database cooperate through
  * leases.
  */
@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 import type { Deps } from './deps.ts';
 import { dispatchOutbox, type OutboxSubscriber } from './events/outbox-dispatcher.ts';
 import { createDwellJobWorker, type DwellWorker } from './locations/dwell-job.ts';
+import { createHistoryMerger, type HistoryMerger } from './locations/history-merge.ts';
 import { createMailJobWorker, type MailWorker, type MailWorkerOptions } from './mail/mail-job.ts';
 import { createGuardedDispatcher } from './outbound/outbound-guard.ts';
 import { exitGracefullyOnSignals, logUnhandledRejections } from './shutdown.ts';
@@ -41,6 +42,8 @@ export interface JobEngine {
   mail: MailWorker;
   /** Works through "retry all matching" dead-letter jobs, batch by batch (ADR 018). */
   deadLetterRetries: RetryJobWorker;
+  /** Merges staged locations into the per-device history (ADR 008). */
+  history: HistoryMerger;
   stop(): Promise<void>;
 }
 
@@ -144,6 +147,12 @@ export function startJobEngine(deps: Deps): JobEngine {
   const dwell = createDwellWorker(deps);
   const mail = createMailWorker(deps);
   const deadLetterRetries = createDeadLetterRetryWorker(deps);
+  const history = createHistoryMerger({
+    db: deps.database.db,
+    capabilities: deps.database.capabilities,
+    logger: deps.logger,
+    state: deps.historyMerge,
+  });
   const { signals } = deps;
   const pollMs = deps.config.webhookPollMs;
   let stopping = false;
@@ -165,12 +174,14 @@ export function startJobEngine(deps: Deps): JobEngine {
   dwell.start(signals.dwell, pollMs);
   mail.start(signals.mail, pollMs);
   deadLetterRetries.start(signals.deadLetterRetries, pollMs);
+  history.start(signals.historyMerge, deps.config.historyMergeMs);
   return {
     deliveries,
     workflows,
     dwell,
     mail,
     deadLetterRetries,
+    history,
     stop: async () => {
       stopping = true;
       signals.outbox.notify();
@@ -181,6 +192,7 @@ export function startJobEngine(deps: Deps): JobEngine {
         dwell.stop(),
         mail.stop(),
         deadLetterRetries.stop(),
+        history.stop(),
         deliveries.stop(),
         ...workflows.map((w) => w.stop()),
       ]);

@@ -33,3 +33,18 @@ export function databaseSizeBytes(name: string): number {
   ]);
   return Number(out.toString().trim());
 }
+
+/** Rows of `table` in database `name` (a bench's own tables only: the names are never a request's). */
+export function countRows(name: string, table: string): number {
+  const out = execFileSync('psql', [
+    '-h',
+    '127.0.0.1',
+    '-U',
+    'postgres',
+    '-d',
+    name,
+    '-tAc',
+    `select count(*) from ${table}`,
+  ]);
+  return Number(out.toString().trim());
+}

@@ -28,6 +28,7 @@ import type { BulkColumnType } from './statement-forms.ts';
 import {
   type BulkColumn,
   insertIgnoringConflicts,
+  insertOrReplace,
   insertRows,
   type StatementRunner,
   updateById,
@@ -120,6 +121,14 @@ export interface BulkTable<C extends Record<string, BulkColumnType>, R = BulkRow
     toRow: (item: I) => R,
     conflictTarget: string,
   ): Promise<void>;
+  /** Inserts the row `toRow` names for each item, replacing the row of the same `key` if any. */
+  insertOrReplace<I>(
+    db: StatementRunner,
+    capabilities: DialectCapabilities,
+    items: readonly I[],
+    toRow: (item: I) => R,
+    key: keyof R & string,
+  ): Promise<void>;
 }
 
 /** Positional values of `row`'s `names`, after `key` when there is one. */
@@ -193,6 +202,13 @@ export function bulkTable<T>() {
           conflictTarget,
         );
       },
+      insertOrReplace: (
+        db: StatementRunner,
+        capabilities: DialectCapabilities,
+        items: readonly unknown[],
+        toRow: (item: never) => Row,
+        key: string,
+      ) => insertOrReplace(db, capabilities, table, columns, valuesOf(items, toRow), key),
     };
   };
 }

@@ -38,28 +38,6 @@ export interface StatementForms {
   ): void;
   /** Appends `<column> in <values>` for a list of text values (`column` is our own quoted identifier). */
   inList(b: StatementBuilder, column: string, values: readonly string[]): void;
-  /**
-   * Appends a join of each outer row to ONE row of `table`: the first, in `order` then `tieBreak`,
-   * of those matching `match` (a condition on the outer row, e.g. `device_id = d.id`), named
-   * `alias`. `columns` lists what the outer query reads of it. `kind` 'join' drops outer rows
-   * without one. `order` is what an index on the matched column serves.
-   */
-  firstRowJoin(b: StatementBuilder, first: FirstRowJoin): void;
-}
-
-export interface FirstRowJoin {
-  kind: 'join' | 'left join';
-  table: string;
-  alias: string;
-  columns: string;
-  match: string;
-  order: string;
-  /**
-   * Among rows equal in `order`: PostgreSQL orders by this column; SQLite by rowid in the same
-   * direction, which its indexes hold, so no sort is needed. Callers whose rows' rowids are in the
-   * same order as this column (rows inserted in its order by SQLite's one writer) get one answer.
-   */
-  tieBreak: { column: string; direction: 'asc' | 'desc' };
 }
 
 /**
@@ -96,14 +74,6 @@ export const SQLITE_FORMS: StatementForms = {
   inList(b, column, values) {
     b.sql(`${column} in (`).list(values).sql(')');
   },
-  // No LATERAL: the row is found by a correlated subquery that reads only the index (rowid is its
-  // last column: ties cost no sort, 1 against 6–11 µs a row), then fetched by its rowid.
-  firstRowJoin(b, f) {
-    b.sql(
-      `${f.kind} ${f.table} ${f.alias} on ${f.alias}.rowid = (select rowid from ${f.table} ` +
-        `where ${f.match} order by ${f.order}, rowid ${f.tieBreak.direction} limit 1)`,
-    );
-  },
 };
 
 /**
@@ -138,12 +108,6 @@ export function postgresForms(types: ColumnTypes): StatementForms {
       b.sql(`${column} = any(array(select jsonb_array_elements_text(`)
         .value(JSON.stringify(values))
         .sql('::jsonb)))');
-    },
-    firstRowJoin(b, f) {
-      b.sql(
-        `${f.kind} lateral (select ${f.columns} from ${f.table} where ${f.match} ` +
-          `order by ${f.order}, ${f.tieBreak.column} ${f.tieBreak.direction} limit 1) ${f.alias} on true`,
-      );
     },
   };
 }

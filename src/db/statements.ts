@@ -107,6 +107,33 @@ export async function insertIgnoringConflicts(
   await insertMany(db, capabilities, table, columns, rows, ` on conflict ${conflictTarget} do nothing`);
 }
 
+/**
+ * `INSERT … ON CONFLICT (key) DO UPDATE` of many rows: a row whose key exists takes every other
+ * column's new value. `key` is our own column name, never data; each key appears once in `rows`.
+ */
+export async function insertOrReplace(
+  db: StatementRunner,
+  capabilities: DialectCapabilities,
+  table: string,
+  columns: readonly BulkColumn[],
+  rows: ReadonlyArray<readonly unknown[]>,
+  key: string,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const set = columns
+    .filter((c) => c.name !== key)
+    .map((c) => `${quote(c.name)} = excluded.${quote(c.name)}`)
+    .join(', ');
+  await insertMany(
+    db,
+    capabilities,
+    table,
+    columns,
+    rows,
+    ` on conflict (${quote(key)}) do update set ${set}`,
+  );
+}
+
 export interface UpdateMany {
   table: string;
   /** The key column matched against the first value of each row (e.g. `id`). */

@@ -20,7 +20,7 @@ type LockedDeviceRow = Pick<
 export interface LockedDevice {
   id: string;
   userId: string | null;
-  /** The newest evaluated location's time: the largest `recorded_at` of its locations. */
+  /** The newest evaluated location's time (its `device_last_locations` row). */
   lastEvaluatedAt: Date | null;
   /**
    * The id of its newest location where ties on the time are read by id (PostgreSQL), which its
@@ -32,8 +32,8 @@ export interface LockedDevice {
   activeSessionId: string | null;
 }
 
-/** The devices' newest location time, one index descent each (`max` reads the index's last entry). */
-const LAST_AT = '(select max(recorded_at) from locations where device_id = devices.id) as last_at';
+/** The devices' newest location time, from their narrow newest-location rows (migration 0020). */
+const LAST_AT = '(select recorded_at from device_last_locations where device_id = devices.id) as last_at';
 
 /**
  * Reads the devices' tracking state, locking their rows until the transaction ends (`FOR UPDATE`
@@ -44,7 +44,7 @@ const LAST_AT = '(select max(recorded_at) from locations where device_id = devic
  * With row locks, the newest locations are read by a second statement, once the locks are held:
  * in PostgreSQL's read committed, a statement that waited for a row lock re-reads the locked row
  * but sees other tables as they were when it started, so a subquery in the locking statement would
- * miss the locations of the transaction it waited for (`concurrency.test.ts`). SQLite, which runs
+ * miss the newest location the transaction it waited for wrote (`concurrency.test.ts`). SQLite, which runs
  * one writer at a time, reads them in the same statement.
  */
 export async function lockDevices(
@@ -104,8 +104,9 @@ export async function setActiveSession(
 }
 
 /**
- * A device's state after an ingestion: what the live stream shows of it. Of it, only a changed
- * inside-set is written (`saveInsideSets`); the rest is its newest location row, just inserted.
+ * A device's state after an ingestion: what the live stream shows of it. A changed inside-set is
+ * written to the device (`saveInsideSets`); the newest location to its narrow row
+ * (`saveNewestLocations`); the device row is not touched otherwise.
  */
 export interface DeviceTrackingState {
   id: string;
@@ -118,8 +119,8 @@ export interface DeviceTrackingState {
 
 /**
  * Writes the inside-sets of devices whose set changed, one statement per chunk. The device row is
- * not touched otherwise: its last location, last seen and last evaluated times are read from its
- * newest location row (last-location.repository.ts).
+ * not touched otherwise: its last location, last seen and last evaluated times are its
+ * `device_last_locations` row (last-location.repository.ts).
  */
 export async function saveInsideSets(
   db: StatementRunner,

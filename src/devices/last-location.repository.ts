@@ -1,21 +1,17 @@
 /**
- * A device's last location, read from its newest location row (ADR 008, "Device state"): ingestion
- * no longer copies it onto the device row. "Newest" is the largest `recorded_at`, read through the
- * `(device_id, recorded_at)` index; among equal times, the last applied: the larger id on
- * PostgreSQL (ingestion gives a device's locations ids above its newest one's, `uuidv7After`, so
- * ids sort in the order applied across nodes too), the larger rowid on SQLite (its one writer
- * inserts rows in the order applied; the index holds the rowid, so ties cost no sort).
- *
- * The newest row is always an in-order one: an out-of-order location is by definition older than
- * the newest evaluated one, and retention never deletes a device's newest locations
- * (locations.repository.ts).
+ * A device's last location: its row in `device_last_locations` (ADR 008, "Device state"), written
+ * by the ingestion that applied it, since the newest location itself may still be staged (not yet
+ * in the per-device history index). "Newest" is the largest `recorded_at`; among equal times, the
+ * last applied (equal is in order). Out-of-order locations never replace it, and retention never
+ * deletes the location it names, nor others of its time (locations.repository.ts).
  */
 import { toDate, toIso } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
-import type { FirstRowJoin } from '../db/statement-forms.ts';
-import { chunks, statement } from '../db/statements.ts';
+import type { StatementBuilder } from '../db/statement-builder.ts';
+import { chunks, type StatementRunner, statement } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { LastLocation } from './devices.repository.ts';
+import { lastLocationWrites } from './devices.tables.ts';
 
 /** The newest location of a device: what `last_location` and `last_seen_at` show. */
 export interface NewestLocation {
@@ -31,19 +27,11 @@ export interface NewestLocation {
 }
 
 /** The columns of `n` that NewestLocation needs, as `newestLocationOf` reads them. */
-export const NEWEST_COLUMNS = 'n.id as n_id, n.lng, n.lat, n.accuracy, n.recorded_at, n.received_at';
+export const NEWEST_COLUMNS = 'n.location_id as n_id, n.lng, n.lat, n.accuracy, n.recorded_at, n.received_at';
 
-/** The join, as alias `n`, of the devices aliased `d` to their newest location. */
-export function newestLocationJoin(kind: FirstRowJoin['kind']): FirstRowJoin {
-  return {
-    kind,
-    table: 'locations',
-    alias: 'n',
-    columns: 'id, lng, lat, accuracy, recorded_at, received_at',
-    match: 'device_id = d.id',
-    order: 'recorded_at desc',
-    tieBreak: { column: 'id', direction: 'desc' },
-  };
+/** Joins (`join` drops devices without one, `left join` keeps them) the devices aliased `d` to their newest location, as `n`. */
+export function joinNewestLocation(b: StatementBuilder, kind: 'join' | 'left join'): void {
+  b.sql(` ${kind} device_last_locations n on n.device_id = d.id`);
 }
 
 export interface NewestLocationRow {
@@ -93,8 +81,8 @@ export async function newestLocations(
 ): Promise<Map<string, NewestLocation>> {
   const out = new Map<string, NewestLocation>();
   for (const part of chunks(deviceIds, CHUNK)) {
-    const b = statement(capabilities).sql(`select d.id, ${NEWEST_COLUMNS} from devices d `);
-    capabilities.statements.firstRowJoin(b, newestLocationJoin('join'));
+    const b = statement(capabilities).sql(`select d.id, ${NEWEST_COLUMNS} from devices d`);
+    joinNewestLocation(b, 'join');
     b.sql(' where ');
     capabilities.statements.inList(b, 'd.id', part);
     b.sql(" and d.workspace_id || '' = ").value(workspaceId);
@@ -105,4 +93,43 @@ export async function newestLocations(
     }
   }
   return out;
+}
+
+/** A device's state after an ingestion that applied an in-order location of it. */
+export interface AppliedNewest {
+  id: string;
+  lastLocation: LastLocation | null;
+  /** When that location arrived. */
+  lastSeenAt: Date;
+}
+
+/**
+ * Writes the newest location of each device that had an in-order one (one statement per chunk; a
+ * device appears once). Its row is replaced whole: an in-order location is never older than the
+ * one it replaces.
+ */
+export async function saveNewestLocations(
+  db: StatementRunner,
+  capabilities: DialectCapabilities,
+  states: readonly AppliedNewest[],
+): Promise<void> {
+  const applied = states.filter((s) => s.lastLocation !== null);
+  await lastLocationWrites.insertOrReplace(
+    db,
+    capabilities,
+    applied,
+    (s) => {
+      const l = s.lastLocation as LastLocation;
+      return {
+        device_id: s.id,
+        location_id: l.location_id ?? '',
+        lng: l.point.coordinates[0],
+        lat: l.point.coordinates[1],
+        accuracy: l.accuracy,
+        recorded_at: l.timestamp,
+        received_at: s.lastSeenAt,
+      };
+    },
+    'device_id',
+  );
 }

@@ -8,7 +8,7 @@ import { toIso } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
 import { statement } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
-import { NEWEST_COLUMNS, type NewestLocationRow, newestLocationJoin } from './last-location.repository.ts';
+import { joinNewestLocation, NEWEST_COLUMNS, type NewestLocationRow } from './last-location.repository.ts';
 
 export interface PositionRow {
   id: string;
@@ -37,12 +37,12 @@ export async function devicePositions(
   workspaceId: string,
   limit: number,
 ): Promise<PositionRow[]> {
-  // One statement: each device joined to its newest location (a lateral join on PostgreSQL, an
-  // index-only correlated subquery on SQLite); devices without one have no position and drop out.
+  // One statement: each device joined to its newest-location row (by its key); devices without one
+  // have no position and drop out.
   const b = statement(capabilities).sql(
-    `select d.id, d.name, d.external_id, cast(d.inside_geofence_ids as text) as inside, ${NEWEST_COLUMNS} from devices d `,
+    `select d.id, d.name, d.external_id, cast(d.inside_geofence_ids as text) as inside, ${NEWEST_COLUMNS} from devices d`,
   );
-  capabilities.statements.firstRowJoin(b, newestLocationJoin('join'));
+  joinNewestLocation(b, 'join');
   b.sql(' where d.workspace_id = ').value(workspaceId).sql(' order by d.created_at limit ').value(limit);
   const { rows } = await db.executeQuery(
     b.compile<NewestLocationRow & { id: string; name: string; external_id: string | null; inside: string }>(),

@@ -60,6 +60,8 @@ export interface JobSignals {
   mail: WakeSignal;
   /** A "retry all matching" dead-letter job was asked for, or has another batch (ADR 018). */
   deadLetterRetries: WakeSignal;
+  /** Many locations were staged: merge them into the per-device history now (ADR 008). */
+  historyMerge: WakeSignal;
 }
 
 export function createJobSignals(): JobSignals {
@@ -70,5 +72,6 @@ export function createJobSignals(): JobSignals {
     dwell: new WakeSignal(),
     mail: new WakeSignal(),
     deadLetterRetries: new WakeSignal(),
+    historyMerge: new WakeSignal(),
   };
 }

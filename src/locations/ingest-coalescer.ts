@@ -17,7 +17,13 @@
  *   serialised anyway.
  */
 import type { GeofenceEvent } from '../events/events.repository.ts';
-import { type IngestContext, type IngestItem, type IngestResult, ingestLocations } from './ingest.service.ts';
+import {
+  type IngestContext,
+  type IngestItem,
+  type IngestOptions,
+  type IngestResult,
+  ingestLocations,
+} from './ingest.service.ts';
 import type { ParsedLocation } from './location-input.ts';
 import type { StoredLocation } from './locations.repository.ts';
 
@@ -50,6 +56,7 @@ export type IngestFunction = (
   ctx: IngestContext,
   workspaceId: string,
   items: readonly IngestItem[],
+  options: IngestOptions,
 ) => Promise<IngestResult>;
 
 export interface CoalescerOptions {
@@ -119,7 +126,8 @@ export class IngestCoalescer {
   async #flush(workspaceId: string, group: Waiter[]): Promise<void> {
     const items: IngestItem[] = group.map((w, ref) => ({ ref, deviceId: w.deviceId, location: w.location }));
     try {
-      const result = await this.#ingest(this.#ctx, workspaceId, items);
+      // A group's locations are staged (ADR 008, "The staged history"): they name few devices each.
+      const result = await this.#ingest(this.#ctx, workspaceId, items, { staged: true });
       group.forEach((w, ref) => {
         w.resolve({ location: result.stored.get(ref), events: result.eventsByRef.get(ref) ?? [] });
       });

@@ -6,7 +6,9 @@
  * device's state after its lock, so concurrent requests for one device are evaluated one after the
  * other and produce exactly the events a sequential run would. The locations, their events, the
  * events' outbox rows (ADR 008), the session summaries, the devices' new state and the usage
- * counter commit together or not at all.
+ * counter commit together or not at all. A group of single POSTs appends its locations to the
+ * staged history, in arrival order; the merge moves them to the per-device history later
+ * (history-merge.ts). A batch writes them to the per-device history at once.
  *
  * The geofence index is fetched before the transaction (fetching may read the database, which
  * inside the transaction would wait on our own connection on SQLite) and queried inside it, after
@@ -22,6 +24,7 @@ import {
   lockDevices,
   saveInsideSets,
 } from '../devices/device-tracking.repository.ts';
+import { saveNewestLocations } from '../devices/last-location.repository.ts';
 import { hasEventRecipients } from '../events/event-recipients.repository.ts';
 import {
   type GeofenceEvent,
@@ -49,6 +52,8 @@ export interface IngestContext {
   afterCommit?: () => void;
   /** Called after a transaction that stored a dwell timer commits: wakes this node's dwell worker. */
   afterTimer?: () => void;
+  /** Called after a commit that staged locations, with how many (the history merge's trigger). */
+  afterStaged?: (count: number) => void;
   /** The plan's device limit, checked before a batch creates devices for unknown external ids. */
   countLimit?: CountLimiter | undefined;
   /** Called after every commit that stored locations, with what it stored (the live stream, ADR 016). */
@@ -78,17 +83,28 @@ export interface IngestResult {
   events: GeofenceEvent[];
 }
 
+export interface IngestOptions {
+  /**
+   * A request stored whole or not at all (a tracker's batch, ADR 021): a missing device fails the
+   * transaction (NotFoundError) instead of being reported beside the stored items.
+   */
+  allOrNone?: boolean;
+  /** Items already stored (same device, same timestamp) or repeated in `items` are left out (see withoutStored). */
+  dropStored?: boolean;
+  /**
+   * Append the locations to the staged history instead of the per-device history (ADR 008, "The
+   * staged history"): for groups of single POSTs, whose locations each dirty a leaf of the
+   * per-device index of their own. A batch already writes in device order, and its merge would
+   * cost more than it saves (`bench:storage`).
+   */
+  staged?: boolean;
+}
+
 export async function ingestLocations(
   ctx: IngestContext,
   workspaceId: string,
   allItems: readonly IngestItem[],
-  /**
-   * A request stored whole or not at all (a tracker's batch, ADR 021): a missing device fails the
-   * transaction (NotFoundError) instead of being reported beside the stored items. `dropStored`:
-   * items already stored (same device, same timestamp) or repeated in `items` are left out (see
-   * withoutStored).
-   */
-  options: { allOrNone?: boolean; dropStored?: boolean } = {},
+  options: IngestOptions = {},
 ): Promise<IngestResult> {
   let items = allItems;
   if (items.length === 0) return { stored: new Map(), missingDevice: [], eventsByRef: new Map(), events: [] };
@@ -129,7 +145,8 @@ export async function ingestLocations(
     // ingestions, so their locks are held only until the commit that follows. Nothing reads the
     // writes' results: on PostgreSQL they are written with the COMMIT and waited for once, together.
     const writes = writesWithCommit(trx);
-    await insertLocations(writes, ctx.capabilities, rows.locations);
+    await insertLocations(writes, ctx.capabilities, rows.locations, options.staged === true);
+    await saveNewestLocations(writes, ctx.capabilities, rows.states);
     await insertEventsWithOutbox(writes, ctx.capabilities, rows.events, subscribed ? null : now);
     await saveSummaries(writes, ctx.capabilities, workspaceId, rows.sessions);
     await saveInsideSets(writes, ctx.capabilities, workspaceId, rows.insideSets);
@@ -151,6 +168,7 @@ export async function ingestLocations(
     // Only pending outbox rows need the dispatcher: a commit without any leaves it asleep.
     if (subscribed) ctx.afterCommit?.();
     if (timer) ctx.afterTimer?.();
+    if (options.staged === true && result.stored.size > 0) ctx.afterStaged?.(result.stored.size);
     if (result.stored.size > 0) ctx.onCommitted?.({ workspaceId, devices: states, events: result.events });
     return result;
   });

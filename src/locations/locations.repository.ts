@@ -6,7 +6,7 @@ import type { DialectCapabilities } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import { residualEquals, type StatementRunner } from '../db/statements.ts';
 import type { Executor } from '../db/transaction.ts';
-import { type LocationsTable, locationWrites } from './locations.tables.ts';
+import { type LocationsTable, locationWrites, stagedLocationWrites } from './locations.tables.ts';
 
 export interface StoredLocation {
   id: string;
@@ -96,13 +96,17 @@ function locationRow(l: StoredLocation): RowOf<typeof locationWrites> {
   };
 }
 
-/** Inserts the locations in one statement (per chunk on SQLite): the ingestion hot path. */
+/**
+ * Inserts the locations in one statement (per chunk on SQLite): the ingestion hot path. `staged`:
+ * appended to the staged history, for the merge to move (ADR 008, "The staged history").
+ */
 export async function insertLocations(
   db: StatementRunner,
   capabilities: DialectCapabilities,
   locations: readonly StoredLocation[],
+  staged: boolean,
 ): Promise<void> {
-  await locationWrites.insert(db, capabilities, locations, locationRow);
+  await (staged ? stagedLocationWrites : locationWrites).insert(db, capabilities, locations, locationRow);
 }
 
 /**
@@ -111,7 +115,7 @@ export async function insertLocations(
  * filter the workspace needs no test of its own. Testing it anyway would lead SQLite through the
  * (workspace_id, received_at) index, which would count a device's history over every location of
  * the workspace, and keeps PostgreSQL from an index-only count (ADR 008, "Storage settings";
- * history-query-plans.test.ts checks the plans).
+ * history-query-plans.test.ts checks the plans). Column names only: it serves both tables.
  */
 function filterConditions(
   eb: ExpressionBuilder<DatabaseSchema, 'locations'>,
@@ -127,9 +131,29 @@ function filterConditions(
   return eb.and(conditions);
 }
 
+type HistoryWhere = (eb: ExpressionBuilder<DatabaseSchema, 'locations'>) => Expression<SqlBool>;
+
+/**
+ * The history's two tables as one (ADR 008, "The staged history"): the merged rows, in
+ * `locations` with the per-device index, and the staged ones, appended in arrival order and moved
+ * there every few seconds by the merge (history-merge.ts). Every history reader reads through
+ * here, in ONE statement: a statement sees one snapshot, so a merge committing meanwhile can
+ * neither hide a row nor show it twice (two statements could see it in neither table or in both).
+ * `where` names columns only, so the same condition serves both tables; each is selected with it.
+ */
+function historyArms(db: Executor, where: HistoryWhere) {
+  const merged = db.selectFrom('locations').where(where);
+  // The staged table has the same columns (and `seq`, which no reader selects): the condition and
+  // any selection read the same there, so it is typed as the merged one.
+  const staged = db.selectFrom('locations_staged').where(where as never) as unknown as typeof merged;
+  return { merged, staged };
+}
+
 /**
  * A page of locations, newest (by their timestamp) first, and the total matching. With a device or
  * session filter, the caller has found that device or session in `workspaceId` (see above).
+ * Each table gives its first `offset + limit` rows in the page's order (the merged ones through
+ * the per-device or per-session index), and the page is cut from the two.
  */
 export async function listLocations(
   db: Executor,
@@ -138,19 +162,35 @@ export async function listLocations(
   offset: number,
   limit: number,
 ): Promise<{ locations: StoredLocation[]; total: number }> {
+  const where: HistoryWhere = (eb) => filterConditions(eb, workspaceId, filters);
+  const { merged, staged } = historyArms(db, where);
+  const end = offset + limit;
+  const firstOf = (q: typeof merged) =>
+    q.select(COLUMNS).orderBy('recorded_at', 'desc').orderBy('id', 'desc').limit(end);
   const rows = await db
-    .selectFrom('locations')
-    .select(COLUMNS)
-    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .selectFrom(
+      db
+        .selectFrom(firstOf(merged).as('m'))
+        .selectAll()
+        .unionAll(db.selectFrom(firstOf(staged).as('s')).selectAll())
+        .as('h'),
+    )
+    .selectAll()
     .orderBy('recorded_at', 'desc')
     .orderBy('id', 'desc')
     .offset(offset)
     .limit(limit)
     .execute();
+  // A merge moves rows between the tables without changing their sum, so the total may come from
+  // a statement of its own.
   const count = await db
-    .selectFrom('locations')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) => filterConditions(eb, workspaceId, filters))
+    .selectNoFrom((eb) => [
+      eb(
+        merged.select((c) => c.fn.countAll<number>().as('n')),
+        '+',
+        staged.select((c) => c.fn.countAll<number>().as('n')),
+      ).as('n'),
+    ])
     .executeTakeFirstOrThrow();
   return { locations: rows.map(toLocation), total: Number(count.n) };
 }
@@ -158,7 +198,7 @@ export async function listLocations(
 /**
  * The fixes already stored among `fixes` (device and timestamp; a device is not at two places at
  * one moment), for a tracker's batch sent again (ADR 021). One read over the per-device history
- * index, between the batch's first and last times.
+ * index and the staged rows, between the batch's first and last times.
  */
 export async function storedFixes(
   db: Executor,
@@ -170,14 +210,19 @@ export async function storedFixes(
   // A second either side: a timestamp stored as text in another form still falls inside.
   const from = new Date(Math.min(...times) - 1000);
   const to = new Date(Math.max(...times) + 1000);
-  const rows = await db
-    .selectFrom('locations')
+  const deviceIds = [...new Set(fixes.map((f) => f.deviceId))];
+  const { merged, staged } = historyArms(db, (eb) =>
+    eb.and([
+      // A residual filter: the per-device history index must be the one used, not the workspace's.
+      residualEquals('workspace_id', workspaceId),
+      eb('device_id', 'in', deviceIds),
+      eb('recorded_at', '>=', from),
+      eb('recorded_at', '<=', to),
+    ]),
+  );
+  const rows = await merged
     .select(['device_id', 'recorded_at'])
-    // A residual filter: the per-device history index must be the one used, not the workspace's.
-    .where(residualEquals('workspace_id', workspaceId))
-    .where('device_id', 'in', [...new Set(fixes.map((f) => f.deviceId))])
-    .where('recorded_at', '>=', from)
-    .where('recorded_at', '<=', to)
+    .unionAll(staged.select(['device_id', 'recorded_at']))
     .execute();
   return new Set(rows.map((r) => fixKey(r.device_id, toDate(r.recorded_at))));
 }
@@ -194,10 +239,10 @@ export async function workspaceIdsWithDevices(db: Executor): Promise<string[]> {
 
 /**
  * Deletes up to `limit` of the workspace's locations received before `cutoff` (through the
- * (workspace_id, received_at) index) and returns how many went. Bounded so that one call never
- * holds the write lock for long. A device's newest location is never deleted, however old: it is
- * the device's last location, last seen and last evaluated times (devices/last-location.repository.ts).
- * Locations of the same time as the newest stay with it.
+ * (workspace_id, received_at) index) and returns how many went; then as many of its staged ones
+ * (rarely any: they are merged within seconds). Bounded so that one call never holds the write
+ * lock for long. A device's newest location is never deleted, however old: it is the device's
+ * last location (devices/last-location.repository.ts). Locations of the same time stay with it.
  */
 export async function deleteLocationsReceivedBefore(
   db: Executor,
@@ -205,7 +250,7 @@ export async function deleteLocationsReceivedBefore(
   cutoff: Date,
   limit: number,
 ): Promise<number> {
-  const result = await db
+  const merged = await db
     .deleteFrom('locations')
     .where('id', 'in', (eb) =>
       eb
@@ -214,15 +259,40 @@ export async function deleteLocationsReceivedBefore(
         .where('l.workspace_id', '=', workspaceId)
         .where('l.received_at', '<', cutoff)
         // Older than the device's newest time: its newest location (and any other of that time)
-        // stays, whichever way ties are read.
-        .where('l.recorded_at', '<', (sub) =>
-          sub
-            .selectFrom('locations as newest')
-            .select((eb) => eb.fn.max('newest.recorded_at').as('newest_at'))
-            .whereRef('newest.device_id', '=', 'l.device_id'),
+        // stays, whichever way ties are read. A row of no device at all goes too (a merge on
+        // PostgreSQL racing its device's deletion can leave one).
+        .where((w) =>
+          w.or([
+            w('l.recorded_at', '<', (sub) =>
+              sub
+                .selectFrom('device_last_locations as newest')
+                .select('newest.recorded_at')
+                .whereRef('newest.device_id', '=', 'l.device_id'),
+            ),
+            w.not(w.exists(w.selectFrom('devices as d').select('d.id').whereRef('d.id', '=', 'l.device_id'))),
+          ]),
         )
         .limit(limit),
     )
     .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const deleted = Number(merged.numDeletedRows);
+  if (deleted >= limit) return deleted;
+  const staged = await db
+    .deleteFrom('locations_staged')
+    .where('seq', 'in', (eb) =>
+      eb
+        .selectFrom('locations_staged as l')
+        .select('l.seq')
+        .where('l.workspace_id', '=', workspaceId)
+        .where('l.received_at', '<', cutoff)
+        .where('l.recorded_at', '<', (sub) =>
+          sub
+            .selectFrom('device_last_locations as newest')
+            .select('newest.recorded_at')
+            .whereRef('newest.device_id', '=', 'l.device_id'),
+        )
+        .limit(limit - deleted),
+    )
+    .executeTakeFirst();
+  return deleted + Number(staged.numDeletedRows);
 }

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import { bulkTable } from '../db/bulk-table.ts';
 import type { BooleanColumn, JsonColumn, TimestampColumn } from '../db/columns.ts';
 
@@ -20,8 +21,15 @@ export interface LocationsTable {
   out_of_order: BooleanColumn;
 }
 
-/** The many-row writer of locations (src/db/bulk-table.ts): the ingestion hot path. */
-export const locationWrites = bulkTable<LocationsTable>()('locations', {
+/**
+ * Locations as groups of single POSTs append them, before the merge moves them into `locations` in device
+ * order (src/locations/history-merge.ts, migration 0020). `seq` is the arrival order and the only key.
+ */
+export interface LocationsStagedTable extends LocationsTable {
+  seq: Generated<number>;
+}
+
+const LOCATION_COLUMNS = {
   id: 'text',
   workspace_id: 'text',
   device_id: 'text',
@@ -36,4 +44,10 @@ export const locationWrites = bulkTable<LocationsTable>()('locations', {
   recorded_at: 'timestamp',
   received_at: 'timestamp',
   out_of_order: 'boolean',
-});
+} as const;
+
+/** The many-row writer of locations (src/db/bulk-table.ts): a batch's, into the per-device history. */
+export const locationWrites = bulkTable<LocationsTable>()('locations', LOCATION_COLUMNS);
+
+/** The same rows appended to the staged history: a group of single POSTs' (ADR 008). */
+export const stagedLocationWrites = bulkTable<LocationsStagedTable>()('locations_staged', LOCATION_COLUMNS);

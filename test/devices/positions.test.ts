@@ -124,7 +124,7 @@ describe('GET /devices/positions', () => {
         updated_at: created,
       };
     };
-    // Its position: one location row, the device's newest.
+    // Its position: one location row, the device's newest (and its row in device_last_locations).
     const location = (i: number) => {
       const created = new Date(base + i * 1000);
       return {
@@ -152,9 +152,21 @@ describe('GET /devices/positions', () => {
           .insertInto('devices')
           .values(Array.from({ length: n }, (_, k) => row(from + k)))
           .execute();
+        const locations = Array.from({ length: n }, (_, k) => location(from + k));
+        await trx.insertInto('locations').values(locations).execute();
         await trx
-          .insertInto('locations')
-          .values(Array.from({ length: n }, (_, k) => location(from + k)))
+          .insertInto('device_last_locations')
+          .values(
+            locations.map((l) => ({
+              device_id: l.device_id,
+              location_id: l.id,
+              lng: l.lng,
+              lat: l.lat,
+              accuracy: l.accuracy,
+              recorded_at: l.recorded_at,
+              received_at: l.received_at,
+            })),
+          )
           .execute();
       }
     });

@@ -17,6 +17,7 @@ import { mailJobs } from './0016-mail-jobs.ts';
 import { eventContexts } from './0017-event-contexts.ts';
 import { deviceTokens } from './0018-device-tokens.ts';
 import { deliveryOperations } from './0019-delivery-operations.ts';
+import { stagedLocationHistory } from './0020-staged-location-history.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, in order. Names are never changed once released. */
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   eventContexts,
   deviceTokens,
   deliveryOperations,
+  stagedLocationHistory,
 ];
