@@ -5,15 +5,23 @@
 import { type Kysely, type Migration as KyselyMigration, Migrator } from 'kysely';
 import type { DatabaseHandle } from './database.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import type { Migration } from './migrations/migration.ts';
 
 export interface MigrationReport {
   applied: string[];
 }
 
-export async function migrateToLatest(handle: DatabaseHandle): Promise<MigrationReport> {
+/**
+ * Applies every migration of `list` not yet applied. `list` is all of them except in migration
+ * tests, which stop at an earlier release's last migration.
+ */
+export async function migrateToLatest(
+  handle: DatabaseHandle,
+  list: readonly Migration[] = MIGRATIONS,
+): Promise<MigrationReport> {
   const db = handle.db as unknown as Kysely<unknown>;
   const migrations: Record<string, KyselyMigration> = {};
-  for (const migration of MIGRATIONS) {
+  for (const migration of list) {
     migrations[migration.name] = {
       up: (kysely) => migration.up(kysely as Kysely<unknown>, handle.capabilities),
     };
@@ -29,7 +37,7 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
     if (!error) {
       return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
     }
-    if (attempt < 3 && concurrentCatalogChange(error, handle.schema)) continue;
+    if (attempt < 5 && concurrentCatalogChange(error, handle.schema)) continue;
     throw error instanceof Error ? error : new Error(String(error));
   }
 }

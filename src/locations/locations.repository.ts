@@ -1,5 +1,5 @@
 /** SQL for stored locations; every query is scoped by workspace. */
-import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { RowOf } from '../db/bulk-table.ts';
 import { fromJson, json, toBool, toDate, toIso } from '../db/columns.ts';
 import type { DialectCapabilities } from '../db/database.ts';
@@ -238,6 +238,13 @@ export async function workspaceIdsWithDevices(db: Executor): Promise<string[]> {
 }
 
 /**
+ * A row `l` (of either history table) older than its device's newest location: retention may delete
+ * it. The newest one and any other of its time are kept, whichever way ties are read.
+ */
+const olderThanDevicesNewest = sql<SqlBool>`l.recorded_at < (
+  select newest.recorded_at from device_last_locations newest where newest.device_id = l.device_id)`;
+
+/**
  * Deletes up to `limit` of the workspace's locations received before `cutoff` (through the
  * (workspace_id, received_at) index) and returns how many went; then as many of its staged ones
  * (rarely any: they are merged within seconds). Bounded so that one call never holds the write
@@ -258,17 +265,11 @@ export async function deleteLocationsReceivedBefore(
         .select('l.id')
         .where('l.workspace_id', '=', workspaceId)
         .where('l.received_at', '<', cutoff)
-        // Older than the device's newest time: its newest location (and any other of that time)
-        // stays, whichever way ties are read. A row of no device at all goes too (a merge on
-        // PostgreSQL racing its device's deletion can leave one).
+        // A row of no device at all goes too (a merge on PostgreSQL racing its device's deletion
+        // can leave one).
         .where((w) =>
           w.or([
-            w('l.recorded_at', '<', (sub) =>
-              sub
-                .selectFrom('device_last_locations as newest')
-                .select('newest.recorded_at')
-                .whereRef('newest.device_id', '=', 'l.device_id'),
-            ),
+            olderThanDevicesNewest,
             w.not(w.exists(w.selectFrom('devices as d').select('d.id').whereRef('d.id', '=', 'l.device_id'))),
           ]),
         )
@@ -285,12 +286,7 @@ export async function deleteLocationsReceivedBefore(
         .select('l.seq')
         .where('l.workspace_id', '=', workspaceId)
         .where('l.received_at', '<', cutoff)
-        .where('l.recorded_at', '<', (sub) =>
-          sub
-            .selectFrom('device_last_locations as newest')
-            .select('newest.recorded_at')
-            .whereRef('newest.device_id', '=', 'l.device_id'),
-        )
+        .where(olderThanDevicesNewest)
         .limit(limit - deleted),
     )
     .executeTakeFirst();

@@ -9,10 +9,24 @@ import { parseDatabaseUrl } from '../../src/config.ts';
 import { fromJson, json, toBool, toDate } from '../../src/db/columns.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
 import { isUniqueViolation } from '../../src/db/errors.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import { concurrentCatalogChange, migrateToLatest } from '../../src/db/migrate.ts';
 import { MIGRATIONS } from '../../src/db/migrations/index.ts';
 import { withTransaction } from '../../src/db/transaction.ts';
 import { createTestDatabase, IS_POSTGRES, type TestDatabase } from '../helpers/database.ts';
+
+/**
+ * Kysely's introspection scans every schema of the database, so another test dropping its schema
+ * mid-scan fails it (see `concurrentCatalogChange`); the scan is then simply run again.
+ */
+async function introspectTables(handle: DatabaseHandle) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await handle.db.introspection.getTables();
+    } catch (error) {
+      if (attempt >= 5 || !concurrentCatalogChange(error, handle.schema)) throw error;
+    }
+  }
+}
 
 describe(`storage on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
   let testDb: TestDatabase;
@@ -41,7 +55,7 @@ describe(`storage on ${IS_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, () => {
   });
 
   test('both dialects expose the same tables and columns', async () => {
-    const tables = (await handle.db.introspection.getTables()).filter((t) => t.schema === handle.schema);
+    const tables = (await introspectTables(handle)).filter((t) => t.schema === handle.schema);
     const names = tables
       .map((t) => t.name)
       .filter((n) => !n.startsWith('kysely_'))

@@ -4,9 +4,10 @@
  * the current app on it, which runs the migrations after `last`.
  */
 import assert from 'node:assert/strict';
-import { type Kysely, type Migration as KyselyMigration, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
 import { MIGRATIONS } from '../../src/db/migrations/index.ts';
 import type { TestDatabase } from './database.ts';
 
@@ -21,17 +22,8 @@ export async function migrateUpTo(
   assert.ok(target);
   const handle = openDatabase(target, database.schema ? { schema: database.schema } : {});
   try {
-    const migrations: Record<string, KyselyMigration> = {};
-    for (const m of MIGRATIONS.slice(0, index + 1)) {
-      migrations[m.name] = { up: (k) => m.up(k as Kysely<unknown>, handle.capabilities) };
-    }
-    const migrator = new Migrator({
-      db: handle.db as unknown as Kysely<unknown>,
-      provider: { getMigrations: async () => migrations },
-      ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
-    });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error;
+    // The app's own migration runner, so a concurrent test's schema drop is retried alike.
+    await migrateToLatest(handle, MIGRATIONS.slice(0, index + 1));
     await fill(handle.db as unknown as Kysely<unknown>);
   } finally {
     await handle.close();

@@ -4,6 +4,8 @@
  * devices fed to both nodes, alternately and concurrently, give exactly the events of a sequential
  * run on one node. Each process has its own coalescer, index and pool, so only the database (the
  * devices' row locks on PostgreSQL, the single writer on SQLite) keeps the devices' states exact.
+ * Both nodes merge the staged history every 100 ms, so merges run during every test here, and
+ * the last test checks that the two nodes' merges together move each staged location once.
  * On PostgreSQL both processes use one fresh database; on SQLite one temporary file.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +13,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { parseDatabaseUrl } from '../../src/config.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
+import { stagedCount } from '../../src/locations/history-merge.repository.ts';
 import { circle, lcg, polygon, rect } from '../geofences/helpers.ts';
 import type { TestDatabase } from '../helpers/database.ts';
 import {
@@ -22,11 +28,13 @@ import {
   type SpawnedServer,
   spawnServer,
 } from '../helpers/spawned-server.ts';
-import type { BatchOut, DeviceOut, EventOut } from './helpers.ts';
+import type { BatchOut, DeviceOut, EventOut, LocationOut } from './helpers.ts';
 
 const DEVICES = 6;
 const STEPS = 30;
 const START = Date.parse('2026-01-05T08:00:00.000Z');
+/** Both nodes merge often, so that their merges meet (ADR 008, "The staged history"). */
+const NODE_ENV = { ...NO_PLAN_LIMITS, HISTORY_MERGE_INTERVAL: '100ms' };
 
 interface Page<T> {
   results: T[];
@@ -89,8 +97,8 @@ describe('two server processes on one database', () => {
     shared = await createProcessDatabase();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geofence-two-nodes-'));
     // One after the other: the first applies the migrations, the second finds them applied.
-    a = await spawnServer(shared, dir, NO_PLAN_LIMITS);
-    b = await spawnServer(shared, dir, NO_PLAN_LIMITS);
+    a = await spawnServer(shared, dir, NODE_ENV);
+    b = await spawnServer(shared, dir, NODE_ENV);
     apiKey = await apiKeyFor(a.base, 'two-nodes');
   });
 
@@ -275,4 +283,94 @@ describe('two server processes on one database', () => {
       assert.deepEqual(trail, expected, `device ${deviceId}: no duplicate enter, no missing exit`);
     }
   });
+
+  test('both nodes merge while single posts reach both: each staged location is moved once', async () => {
+    const target = parseDatabaseUrl(shared.url);
+    assert.ok(target);
+    const handle: DatabaseHandle = openDatabase(target);
+    try {
+      const staged = () => stagedCount(handle.db);
+      await eventually('the earlier tests’ locations are merged', async () => (await staged()) === 0);
+      const mergedBefore = [await mergedTotal(a.base), await mergedTotal(b.base)];
+      const mergedSince = async () => [
+        (await mergedTotal(a.base)) - (mergedBefore[0] as number),
+        (await mergedTotal(b.base)) - (mergedBefore[1] as number),
+      ];
+      const devices: string[] = [];
+      for (let d = 0; d < 4; d++) {
+        const device = await httpExpect<DeviceOut>(201, a.base, 'POST', '/devices', {
+          apiKey,
+          body: { name: `merged ${d}` },
+        });
+        devices.push(device.id);
+      }
+      // Rounds of 100 single posts in flight at once, every other one to each node, until each
+      // node has merged some of them (each merges every 100 ms whatever the other did).
+      const PER_ROUND = 25;
+      let posted = 0;
+      for (let round = 0; ; round++) {
+        await Promise.all(
+          devices.flatMap((deviceId) =>
+            Array.from({ length: PER_ROUND }, (_, i) =>
+              httpExpect(201, i % 2 === 0 ? a.base : b.base, 'POST', `/devices/${deviceId}/locations`, {
+                apiKey,
+                body: {
+                  coordinates: [0.52 + i * 1e-4, 10.09],
+                  timestamp: new Date(START + 86_400_000 + (round * PER_ROUND + i) * 1_000).toISOString(),
+                },
+              }),
+            ),
+          ),
+        );
+        posted += devices.length * PER_ROUND;
+        const since = await mergedSince();
+        if (round >= 2 && since.every((n) => n > 0)) break;
+        assert.ok(round < 40, `both nodes merge within 40 rounds (merged ${since.join(' and ')})`);
+      }
+      await eventually('every staged location is merged', async () => (await staged()) === 0);
+
+      const since = await mergedSince();
+      assert.equal((since[0] as number) + (since[1] as number), posted, `merged ${since.join(' + ')}`);
+      const { rows } = await sql<{ n: number | string; d: number | string }>`
+        select count(*) as n, count(distinct id) as d from locations
+        where device_id in (${sql.join(devices)})`.execute(handle.db);
+      assert.deepEqual([Number(rows[0]?.n), Number(rows[0]?.d)], [posted, posted], 'each location once');
+      for (const deviceId of devices) {
+        const onA = await historyTimes(a.base, apiKey, deviceId);
+        assert.equal(onA.length, posted / devices.length);
+        assert.deepEqual(onA, [...onA].sort().reverse(), 'newest first');
+        assert.deepEqual(
+          await historyTimes(b.base, apiKey, deviceId),
+          onA,
+          'both nodes read the same history',
+        );
+      }
+    } finally {
+      await handle.close();
+    }
+  });
 });
+
+/** This node's `history_merged_locations_total` (/metrics): locations its merges moved. */
+async function mergedTotal(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('history_merged_locations_total '));
+  assert.ok(line, 'the merge metric is served');
+  return Number(line.split(' ')[1]);
+}
+
+/** A device's history as its locations' timestamps, in the API's order (newest first). */
+async function historyTimes(base: string, apiKey: string, deviceId: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let offset = 0; ; offset += 200) {
+    const page = await httpExpect<Page<LocationOut>>(
+      200,
+      base,
+      'GET',
+      `/devices/${deviceId}/locations?limit=200&offset=${offset}`,
+      { apiKey },
+    );
+    out.push(...page.results.map((l) => l.timestamp));
+    if (!page.pagination.has_more) return out;
+  }
+}
