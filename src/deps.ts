@@ -248,7 +248,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       idleEvictMs: config.geofenceIndexIdleMs,
     }),
     signals,
-    historyMerge: new HistoryMergeState(signals.historyMerge, config.historyMergeRows),
+    historyMerge: new HistoryMergeState(signals.historyMerge, config.historyMergeRows, clock),
     dashboardFiles: loadDashboardFiles(config.dashboardDir),
     limiters,
     passwordResets,

@@ -1,6 +1,7 @@
 /**
- * The history merge on /metrics: how many staged locations this node has merged and the CPU it
- * spent doing so (ADR 008), read from the node's `HistoryMergeState` when scraped.
+ * The history merge on /metrics: how many staged locations this node has merged, the CPU it spent
+ * doing so, its failures and its last success (ADR 008), read from the node's `HistoryMergeState`
+ * when scraped.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { HistoryMergeState } from './history-merge.ts';
@@ -24,6 +25,24 @@ export function registerHistoryMergeMetrics(registry: Registry, state: HistoryMe
     collect() {
       this.reset();
       this.inc(state.totals.cpuMicros / 1e6);
+    },
+  });
+  new Counter({
+    name: 'history_merge_failures_total',
+    help: 'History merges of this node that failed (each is logged; the next one runs at its interval).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(state.failures);
+    },
+  });
+  new Gauge({
+    name: 'history_merge_last_success_timestamp_seconds',
+    // Alert on time() minus this: merges stalled leave locations staged, and history reads slower.
+    help: 'When the last history merge of this node ended without error, in Unix seconds (0: none yet; nodes with RUN_WORKER=false never merge).',
+    registers: [registry],
+    collect() {
+      this.set(state.lastSuccessAt === null ? 0 : state.lastSuccessAt.getTime() / 1000);
     },
   });
   new Gauge({

@@ -10,6 +10,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db, DialectCapabilities } from '../db/database.ts';
 import type { WakeSignal } from '../jobs/wake-signal.ts';
+import type { Clock } from '../shared/clock.ts';
 import { mergeStagedChunk } from './history-merge.repository.ts';
 
 /**
@@ -76,13 +77,22 @@ export async function mergeStagedLocations(
 export class HistoryMergeState {
   /** Totals of this node's merges since it started. */
   readonly totals: MergeResult = { moved: 0, chunks: 0, cpuMicros: 0, longestChunkMs: 0 };
+  /** Merges that failed (the database unreachable, say); the next one retries at its interval. */
+  failures = 0;
+  /**
+   * When this node's last merge ended without error (null: none yet). An operator alerts on its
+   * age: while merges fail, the staged table grows and every history read scans more of it.
+   */
+  lastSuccessAt: Date | null = null;
   #sinceMerge = 0;
   readonly #signal: WakeSignal;
   readonly #thresholdRows: number;
+  readonly #clock: Clock;
 
-  constructor(signal: WakeSignal, thresholdRows: number) {
+  constructor(signal: WakeSignal, thresholdRows: number, clock: Clock) {
     this.#signal = signal;
     this.#thresholdRows = thresholdRows;
+    this.#clock = clock;
   }
 
   /** Ingestion committed `count` staged locations. */
@@ -99,6 +109,11 @@ export class HistoryMergeState {
     this.totals.chunks += result.chunks;
     this.totals.cpuMicros += result.cpuMicros;
     this.totals.longestChunkMs = Math.max(this.totals.longestChunkMs, result.longestChunkMs);
+    this.lastSuccessAt = this.#clock.now();
+  }
+
+  failed(): void {
+    this.failures++;
   }
 }
 
@@ -108,13 +123,33 @@ export interface HistoryMerger {
   stop(): Promise<void>;
 }
 
-export function createHistoryMerger(options: {
+export interface HistoryMergerOptions {
   db: Db;
   capabilities: DialectCapabilities;
   logger: Pick<Logger, 'error' | 'debug'>;
   state?: HistoryMergeState;
   chunkRows?: number;
-}): HistoryMerger {
+}
+
+/** One merge of the loop: its outcome recorded in `state`, a failure logged, never thrown. */
+export async function runHistoryMerge(
+  options: HistoryMergerOptions,
+  shouldStop: () => boolean = () => false,
+): Promise<void> {
+  try {
+    const result = await mergeStagedLocations(options.db, options.capabilities, {
+      ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
+      shouldStop,
+    });
+    options.state?.record(result);
+    if (result.moved > 0) options.logger.debug({ job: 'history-merge', ...result }, 'history merged');
+  } catch (error) {
+    options.state?.failed();
+    options.logger.error({ err: error, job: 'history-merge' }, 'history merge failed');
+  }
+}
+
+export function createHistoryMerger(options: HistoryMergerOptions): HistoryMerger {
   let stopping = false;
   let loop: Promise<void> | undefined;
   let wake: WakeSignal | undefined;
@@ -123,16 +158,7 @@ export function createHistoryMerger(options: {
       wake = signal;
       loop = (async () => {
         while (!stopping) {
-          try {
-            const result = await mergeStagedLocations(options.db, options.capabilities, {
-              ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
-              shouldStop: () => stopping,
-            });
-            options.state?.record(result);
-            if (result.moved > 0) options.logger.debug({ job: 'history-merge', ...result }, 'history merged');
-          } catch (error) {
-            options.logger.error({ err: error, job: 'history-merge' }, 'history merge failed');
-          }
+          await runHistoryMerge(options, () => stopping);
           if (!stopping) await signal.wait(intervalMs);
         }
       })();

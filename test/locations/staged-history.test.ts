@@ -12,6 +12,8 @@
  * - Two merges at once move each staged row once, beside a batch's rows already in `locations`.
  * - Retention deletes old rows from both tables and keeps each device's newest.
  * - A deleted device's staged rows are dropped by the merge, other devices' moved.
+ * - A failed merge is logged and counted on /metrics, moves nothing and loses nothing; the next one
+ *   moves everything, and /metrics shows when the last one succeeded (the injected clock's time).
  *
  * The last three stage their rows through concurrent single posts, which the server groups.
  */
@@ -20,7 +22,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { mergeStagedChunk, stagedCount } from '../../src/locations/history-merge.repository.ts';
-import { mergeStagedLocations } from '../../src/locations/history-merge.ts';
+import { mergeStagedLocations, runHistoryMerge } from '../../src/locations/history-merge.ts';
 import { purgeOldLocations } from '../../src/locations/retention.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import type { TestApp } from '../helpers/app.ts';
@@ -360,5 +362,47 @@ describe('merging the staged history', () => {
       history.map((l) => l.timestamp),
       Array.from({ length: 2 * N }, (_, k) => new Date(base + (2 * N - 1 - k) * 1000).toISOString()),
     );
+  });
+
+  test('a failed merge is logged and counted on /metrics; the next one merges all and is the last success', async () => {
+    await mergeAll();
+    const { db, capabilities } = t.deps.database;
+    // The app's own logger: its lines are captured in t.logs.
+    const merger = { db, capabilities, logger: t.deps.logger, state: t.deps.historyMerge };
+    const failureLogs = () =>
+      t.logs.filter((l) => l.job === 'history-merge' && l.msg === 'history merge failed').length;
+    const logsBefore = failureLogs();
+    const metric = async (name: string) => {
+      const text = (await t.app.inject({ url: '/metrics' })).body;
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+      assert.ok(line, `${name} is served`);
+      return Number(line.split(' ')[1]);
+    };
+    const failuresBefore = await metric('history_merge_failures_total');
+    const device = (await createDevice(t, jwt)).id;
+    await stage(track(device, t.clock.now().getTime() - DAY_MS, 0, 30));
+    const history = await listAll<LocationOut>(t, jwt, `/devices/${device}/locations`);
+
+    // The staged table out of reach, as when the database fails mid-merge.
+    await sql`alter table locations_staged rename to locations_staged_away`.execute(db);
+    try {
+      await runHistoryMerge(merger);
+    } finally {
+      await sql`alter table locations_staged_away rename to locations_staged`.execute(db);
+    }
+    assert.equal(failureLogs(), logsBefore + 1);
+    assert.equal(await metric('history_merge_failures_total'), failuresBefore + 1);
+    assert.deepEqual(await counts('locations_staged', device), { rows: 30, distinct: 30 }, 'nothing moved');
+
+    t.clock.advance(5_000);
+    await runHistoryMerge(merger);
+    assert.equal(failureLogs(), logsBefore + 1);
+    assert.equal(await metric('history_merge_failures_total'), failuresBefore + 1);
+    assert.equal(
+      await metric('history_merge_last_success_timestamp_seconds'),
+      t.clock.now().getTime() / 1000,
+    );
+    assert.deepEqual(await counts('locations', device), { rows: 30, distinct: 30 });
+    assert.deepEqual(await listAll<LocationOut>(t, jwt, `/devices/${device}/locations`), history);
   });
 });
