@@ -290,11 +290,25 @@ describe('two server processes on one database', () => {
     const handle: DatabaseHandle = openDatabase(target);
     try {
       const staged = () => stagedCount(handle.db);
-      await eventually('the earlier tests’ locations are merged', async () => (await staged()) === 0);
-      const mergedBefore = [await mergedTotal(a.base), await mergedTotal(b.base)];
+      /**
+       * Both nodes' merged totals once nothing is staged. A merge that committed just before the
+       * staged table read empty may not have counted its rows yet; each node's loop counts a merge
+       * before it starts the next, so once both have ended a merge since (their last-success time
+       * moved on), every row merged so far is counted.
+       */
+      const settledTotals = async (what: string) => {
+        await eventually(what, async () => (await staged()) === 0);
+        const lastSuccess = [await metric(a.base, LAST_SUCCESS), await metric(b.base, LAST_SUCCESS)];
+        await eventually(`${what}: both nodes merged since`, async () => {
+          const now = [await metric(a.base, LAST_SUCCESS), await metric(b.base, LAST_SUCCESS)];
+          return now.every((t, i) => t > (lastSuccess[i] as number));
+        });
+        return [await metric(a.base, MERGED), await metric(b.base, MERGED)];
+      };
+      const mergedBefore = await settledTotals('the earlier tests’ locations are merged');
       const mergedSince = async () => [
-        (await mergedTotal(a.base)) - (mergedBefore[0] as number),
-        (await mergedTotal(b.base)) - (mergedBefore[1] as number),
+        (await metric(a.base, MERGED)) - (mergedBefore[0] as number),
+        (await metric(b.base, MERGED)) - (mergedBefore[1] as number),
       ];
       const devices: string[] = [];
       for (let d = 0; d < 4; d++) {
@@ -327,9 +341,8 @@ describe('two server processes on one database', () => {
         if (round >= 2 && since.every((n) => n > 0)) break;
         assert.ok(round < 40, `both nodes merge within 40 rounds (merged ${since.join(' and ')})`);
       }
-      await eventually('every staged location is merged', async () => (await staged()) === 0);
-
-      const since = await mergedSince();
+      const mergedAfter = await settledTotals('every staged location is merged');
+      const since = mergedAfter.map((n, i) => n - (mergedBefore[i] as number));
       assert.equal((since[0] as number) + (since[1] as number), posted, `merged ${since.join(' + ')}`);
       const { rows } = await sql<{ n: number | string; d: number | string }>`
         select count(*) as n, count(distinct id) as d from locations
@@ -351,11 +364,15 @@ describe('two server processes on one database', () => {
   });
 });
 
-/** This node's `history_merged_locations_total` (/metrics): locations its merges moved. */
-async function mergedTotal(base: string): Promise<number> {
+/** Locations this node's merges moved, and when its last merge ended (/metrics). */
+const MERGED = 'history_merged_locations_total';
+const LAST_SUCCESS = 'history_merge_last_success_timestamp_seconds';
+
+/** A value of this node's /metrics. */
+async function metric(base: string, name: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('history_merged_locations_total '));
-  assert.ok(line, 'the merge metric is served');
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  assert.ok(line, `${name} is served`);
   return Number(line.split(' ')[1]);
 }
 
