@@ -19,32 +19,25 @@ export function dropBenchDatabase(name: string): void {
   psql(`drop database if exists ${name} with (force)`);
 }
 
-/** Bytes on disk of database `name`'s tables and indexes (`pg_database_size`). */
-export function databaseSizeBytes(name: string): number {
-  const out = execFileSync('psql', [
-    '-h',
-    '127.0.0.1',
-    '-U',
-    'postgres',
-    '-d',
-    'test',
-    '-tAc',
-    `select pg_database_size('${name}')`,
-  ]);
-  return Number(out.toString().trim());
+/**
+ * The one value `statement` answers in database `database`. `vars` become psql variables, which
+ * the statement names as `:'name'` (a literal) or `:"name"` (an identifier), so no value is pasted
+ * into its text; psql substitutes them only in a script it reads, hence stdin.
+ */
+function psqlValue(database: string, statement: string, vars: Record<string, string>): string {
+  const args = ['-h', '127.0.0.1', '-U', 'postgres', '-d', database, '-tA', '-v', 'ON_ERROR_STOP=1'];
+  for (const [key, value] of Object.entries(vars)) args.push('-v', `${key}=${value}`);
+  return execFileSync('psql', args, { input: `${statement};\n` })
+    .toString()
+    .trim();
 }
 
-/** Rows of `table` in database `name` (a bench's own tables only: the names are never a request's). */
+/** Bytes on disk of database `name`'s tables and indexes (`pg_database_size`). */
+export function databaseSizeBytes(name: string): number {
+  return Number(psqlValue('test', `select pg_database_size(:'name')`, { name }));
+}
+
+/** Rows of `table` in database `name` (a bench's own tables). */
 export function countRows(name: string, table: string): number {
-  const out = execFileSync('psql', [
-    '-h',
-    '127.0.0.1',
-    '-U',
-    'postgres',
-    '-d',
-    name,
-    '-tAc',
-    `select count(*) from ${table}`,
-  ]);
-  return Number(out.toString().trim());
+  return Number(psqlValue(name, `select count(*) from :"table"`, { table }));
 }

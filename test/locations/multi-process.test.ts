@@ -41,21 +41,22 @@ interface Page<T> {
   pagination: { has_more: boolean };
 }
 
+/** Every item of a paginated list route (`path` has a query already), in the API's order. */
+async function allPages<T>(base: string, apiKey: string, path: string): Promise<T[]> {
+  const out: T[] = [];
+  for (let offset = 0; ; offset += 200) {
+    const page = await httpExpect<Page<T>>(200, base, 'GET', `${path}&limit=200&offset=${offset}`, {
+      apiKey,
+    });
+    out.push(...page.results);
+    if (!page.pagination.has_more) return out;
+  }
+}
+
 /** Every event of a device, in the API's order (newest first), as comparable strings. */
 async function eventTrail(base: string, apiKey: string, deviceId: string): Promise<string[]> {
-  const out: EventOut[] = [];
-  for (let offset = 0; ; offset += 200) {
-    const page = await httpExpect<Page<EventOut>>(
-      200,
-      base,
-      'GET',
-      `/events?device_id=${deviceId}&limit=200&offset=${offset}`,
-      { apiKey },
-    );
-    out.push(...page.results);
-    if (!page.pagination.has_more) break;
-  }
-  return out.map((e) => `${e.occurred_at} ${e.event_type} ${e.geofence_name}`);
+  const events = await allPages<EventOut>(base, apiKey, `/events?device_id=${deviceId}`);
+  return events.map((e) => `${e.occurred_at} ${e.event_type} ${e.geofence_name}`);
 }
 
 /** Ids of the geofences containing a point, as a node's index answers. */
@@ -378,16 +379,6 @@ async function metric(base: string, name: string): Promise<number> {
 
 /** A device's history as its locations' timestamps, in the API's order (newest first). */
 async function historyTimes(base: string, apiKey: string, deviceId: string): Promise<string[]> {
-  const out: string[] = [];
-  for (let offset = 0; ; offset += 200) {
-    const page = await httpExpect<Page<LocationOut>>(
-      200,
-      base,
-      'GET',
-      `/devices/${deviceId}/locations?limit=200&offset=${offset}`,
-      { apiKey },
-    );
-    out.push(...page.results.map((l) => l.timestamp));
-    if (!page.pagination.has_more) return out;
-  }
+  const history = await allPages<LocationOut>(base, apiKey, `/devices/${deviceId}/locations?`);
+  return history.map((l) => l.timestamp);
 }
